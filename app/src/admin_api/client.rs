@@ -1,0 +1,330 @@
+//! The one HTTP client for the admin API, built once at start-up and shared by
+//! every server function.
+
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode, Url, header::CONTENT_TYPE};
+use serde::{Serialize, de::DeserializeOwned};
+
+use super::address::parse_admin_api_base;
+use super::error::AdminApiError;
+use super::types::{
+    CollectRequest, CollectResult, ErrorBody, ExplainView, ModelView, NodeStateChange,
+    NodeStateRequest, NodeView, OrphanView, ReplicaView, TargetState,
+};
+
+/// The same per-request limit as `llmgw ctl`.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// How much of an error body becomes the message, as `llmgw ctl` reads it.
+const ERROR_BODY_LIMIT: usize = 4 * 1024;
+
+/// No real answer comes near this; a larger one is an API that is lying, and
+/// reading it whole would let it exhaust the console's memory.
+const BODY_LIMIT: usize = 64 * 1024 * 1024;
+
+/// Who is behind a request, sent as `X-Llmgw-Actor` and stored by the server
+/// beside what it changes. Never blank.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Actor(String);
+
+impl Actor {
+    /// Used when nothing better is known about who is asking.
+    pub const FALLBACK: &'static str = "llmgw-console";
+
+    /// Keeps a name only if it can travel in a header and is not blank.
+    pub fn new(name: &str) -> Option<Self> {
+        let name = name.trim();
+        let printable = name.chars().all(|c| c.is_ascii_graphic() || c == ' ');
+        (!name.is_empty() && name.len() <= 200 && printable).then(|| Self(name.to_string()))
+    }
+
+    pub fn console() -> Self {
+        Self(Self::FALLBACK.to_string())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Actor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct AdminApiClient {
+    base: Url,
+    http: reqwest::Client,
+}
+
+impl AdminApiClient {
+    /// Builds the client for an address as an operator would type it.
+    pub fn new(address: &str) -> Result<Self, String> {
+        let base = parse_admin_api_base(address)?;
+        let http = reqwest::Client::builder()
+            .timeout(REQUEST_TIMEOUT)
+            .connect_timeout(Duration::from_secs(5))
+            .user_agent(concat!("llmgw-console/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| format!("cannot set up the HTTP client: {e}"))?;
+        Ok(Self { base, http })
+    }
+
+    /// The address requests go to, as shown to operators.
+    pub fn address(&self) -> &str {
+        self.base.as_str().trim_end_matches('/')
+    }
+
+    pub async fn list_nodes(&self, actor: &Actor) -> Result<Vec<NodeView>, AdminApiError> {
+        let url = self.url(&["nodes"]);
+        self.call(Method::GET, url, actor, None::<&()>, "a node list")
+            .await
+    }
+
+    pub async fn list_models(&self, actor: &Actor) -> Result<Vec<ModelView>, AdminApiError> {
+        let url = self.url(&["models"]);
+        self.call(Method::GET, url, actor, None::<&()>, "a model list")
+            .await
+    }
+
+    /// Every replica, or only one model's.
+    pub async fn list_replicas(
+        &self,
+        actor: &Actor,
+        model: Option<&str>,
+    ) -> Result<Vec<ReplicaView>, AdminApiError> {
+        let mut url = self.url(&["replicas"]);
+        if let Some(model) = model {
+            url.query_pairs_mut().append_pair("model", model);
+        }
+        self.call(Method::GET, url, actor, None::<&()>, "a replica list")
+            .await
+    }
+
+    pub async fn explain_placement(
+        &self,
+        actor: &Actor,
+        model: &str,
+    ) -> Result<ExplainView, AdminApiError> {
+        let mut url = self.url(&["explain-placement"]);
+        url.query_pairs_mut().append_pair("model", model);
+        self.call(Method::GET, url, actor, None::<&()>, "a placement explanation")
+            .await
+    }
+
+    pub async fn set_node_state(
+        &self,
+        actor: &Actor,
+        node: &str,
+        state: TargetState,
+    ) -> Result<NodeStateChange, AdminApiError> {
+        let url = self.url(&["nodes", node, "state"]);
+        let body = NodeStateRequest { state };
+        self.call(Method::POST, url, actor, Some(&body), "a node state")
+            .await
+    }
+
+    pub async fn list_orphans(&self, actor: &Actor) -> Result<Vec<OrphanView>, AdminApiError> {
+        let url = self.url(&["weights", "orphans"]);
+        self.call(Method::GET, url, actor, None::<&()>, "an orphaned-weights list")
+            .await
+    }
+
+    /// Asks one node (or, with `None`, every node) to delete its orphans.
+    pub async fn collect_weights(
+        &self,
+        actor: &Actor,
+        node: Option<&str>,
+    ) -> Result<Vec<CollectResult>, AdminApiError> {
+        let url = self.url(&["weights", "collect"]);
+        let body = CollectRequest {
+            node: node.unwrap_or_default().to_string(),
+        };
+        self.call(Method::POST, url, actor, Some(&body), "collection results")
+            .await
+    }
+
+    /// `base/api/v1/<segments>`, each segment percent-encoded on its own so a
+    /// node id can never reach another path.
+    fn url(&self, segments: &[&str]) -> Url {
+        let mut url = self.base.clone();
+        if let Ok(mut path) = url.path_segments_mut() {
+            path.pop_if_empty().extend(["api", "v1"]).extend(segments);
+        }
+        url
+    }
+
+    async fn call<B, T>(
+        &self,
+        method: Method,
+        url: Url,
+        actor: &Actor,
+        body: Option<&B>,
+        expected: &'static str,
+    ) -> Result<T, AdminApiError>
+    where
+        B: Serialize + ?Sized,
+        T: DeserializeOwned,
+    {
+        let mut request = self
+            .http
+            .request(method, url)
+            .header("X-Llmgw-Actor", actor.as_str());
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let mut response = request.send().await.map_err(|e| self.unreachable(&e))?;
+        let status = response.status();
+        let limit = if status == StatusCode::OK {
+            BODY_LIMIT
+        } else {
+            ERROR_BODY_LIMIT
+        };
+        let bytes = read_at_most(&mut response, limit)
+            .await
+            .map_err(|e| self.unreachable(&e))?;
+        if status != StatusCode::OK {
+            return Err(AdminApiError::Status {
+                status: status_line(status),
+                message: error_message(&bytes),
+            });
+        }
+        if bytes.len() > BODY_LIMIT {
+            return Err(self.malformed(expected, "the answer is larger than 64 MiB".into()));
+        }
+        let is_json = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_none_or(|v| v.contains("json"));
+        serde_json::from_slice(&bytes).map_err(|e| {
+            let cause = if is_json {
+                e.to_string()
+            } else {
+                format!("it is not JSON ({e})")
+            };
+            self.malformed(expected, cause)
+        })
+    }
+
+    fn unreachable(&self, e: &reqwest::Error) -> AdminApiError {
+        AdminApiError::Unreachable {
+            address: self.address().to_string(),
+            cause: describe_transport_error(e),
+        }
+    }
+
+    fn malformed(&self, expected: &'static str, cause: String) -> AdminApiError {
+        AdminApiError::Malformed {
+            address: self.address().to_string(),
+            expected,
+            cause,
+        }
+    }
+}
+
+/// Reads up to `limit + 1` bytes, so a caller can tell "exactly the limit"
+/// from "more than the limit" without holding an unbounded body.
+async fn read_at_most(
+    response: &mut reqwest::Response,
+    limit: usize,
+) -> Result<Vec<u8>, reqwest::Error> {
+    let mut out = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        let room = (limit + 1).saturating_sub(out.len());
+        out.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if out.len() > limit {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// "404 Not Found", as Go prints a status.
+fn status_line(status: StatusCode) -> String {
+    match status.canonical_reason() {
+        Some(reason) => format!("{} {reason}", status.as_u16()),
+        None => status.as_u16().to_string(),
+    }
+}
+
+/// The server's `{"error": ...}` when it sent one, otherwise the first 4 KiB
+/// of whatever it sent, trimmed.
+fn error_message(body: &[u8]) -> String {
+    let head = &body[..body.len().min(ERROR_BODY_LIMIT)];
+    if let Ok(ErrorBody { error }) = serde_json::from_slice::<ErrorBody>(head)
+        && !error.trim().is_empty()
+    {
+        return error;
+    }
+    let text = String::from_utf8_lossy(head).trim().to_string();
+    if text.is_empty() {
+        "(no message)".into()
+    } else {
+        text
+    }
+}
+
+/// The innermost cause of a transport failure ("Connection refused"), which
+/// says more than reqwest's outer "error sending request".
+fn describe_transport_error(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        return format!(
+            "no answer within {} seconds",
+            REQUEST_TIMEOUT.as_secs()
+        );
+    }
+    let mut innermost: &dyn std::error::Error = e;
+    while let Some(source) = innermost.source() {
+        innermost = source;
+    }
+    let text = innermost.to_string();
+    if text.is_empty() { e.to_string() } else { text }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_messages_read_like_llmgw_ctl() {
+        assert_eq!(error_message(br#"{"error":"no such node"}"#), "no such node");
+        assert_eq!(error_message(b"  upstream exploded \n"), "upstream exploded");
+        assert_eq!(error_message(br#"{"error":""}"#), r#"{"error":""}"#);
+        assert_eq!(error_message(b""), "(no message)");
+        let long = vec![b'x'; 10_000];
+        assert_eq!(error_message(&long).len(), ERROR_BODY_LIMIT);
+    }
+
+    #[test]
+    fn status_lines_carry_the_reason() {
+        assert_eq!(status_line(StatusCode::NOT_FOUND), "404 Not Found");
+        assert_eq!(status_line(StatusCode::from_u16(599).expect("valid")), "599");
+    }
+
+    #[test]
+    fn path_segments_are_encoded_one_by_one() {
+        let c = AdminApiClient::new("127.0.0.1:9090").expect("valid");
+        let url = c.url(&["nodes", "a/../../b c", "state"]);
+        assert_eq!(
+            url.as_str(),
+            "http://127.0.0.1:9090/api/v1/nodes/a%2F..%2F..%2Fb%20c/state"
+        );
+        let c = AdminApiClient::new("https://ops.example/llmgw/").expect("valid");
+        assert_eq!(
+            c.url(&["nodes"]).as_str(),
+            "https://ops.example/llmgw/api/v1/nodes"
+        );
+    }
+
+    #[test]
+    fn actors_are_never_blank() {
+        assert!(Actor::new("  ").is_none());
+        assert!(Actor::new("bad\nname").is_none());
+        assert_eq!(Actor::new(" ana ").map(|a| a.to_string()), Some("ana".into()));
+        assert_eq!(Actor::console().as_str(), "llmgw-console");
+    }
+}

@@ -1,0 +1,30 @@
+//! How a failure is shown: what failed, the message in full, and what usually
+//! fixes it.
+
+use leptos::prelude::*;
+
+use crate::error::ConsoleError;
+
+fn title(error: &ConsoleError) -> &'static str {
+    match error {
+        ConsoleError::Unreachable { .. } => "The llmgw admin API cannot be reached",
+        ConsoleError::Upstream { .. } => "The llmgw admin API refused the request",
+        ConsoleError::Malformed { .. } => "The llmgw admin API sent an answer the console cannot read",
+        ConsoleError::BadRequest(_) => "That request is not valid",
+        ConsoleError::ReadOnly => "This console is read-only",
+        ConsoleError::Transport(_) => "The console did not answer",
+        ConsoleError::Internal(_) => "The console failed",
+    }
+}
+
+#[component]
+pub fn ErrorPanel(error: ConsoleError) -> impl IntoView {
+    let hint = error.hint();
+    view! {
+        <section class="error-panel" role="alert">
+            <h2>{title(&error)}</h2>
+            <p class="error-message">{error.to_string()}</p>
+            {hint.map(|h| view! { <p class="hint">{h}</p> })}
+        </section>
+    }
+}

@@ -1,0 +1,71 @@
+//! What the operator can be told went wrong. This one type crosses from the
+//! server functions to the browser, as JSON.
+
+use leptos::server_fn::codec::JsonEncoding;
+use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+pub enum ConsoleError {
+    /// The admin API did not answer at all. The page names the address that
+    /// was tried and the usual causes, instead of an empty table that would
+    /// read as "the cluster has no nodes".
+    #[error("cannot reach the llmgw admin API at {address}: {cause}")]
+    Unreachable { address: String, cause: String },
+    /// The admin API answered with an error status. Its status line and its
+    /// message are shown verbatim: they are the server's words, not ours.
+    #[error("the llmgw admin API answered {status}: {message}")]
+    Upstream { status: String, message: String },
+    /// The admin API answered 200 with something that is not what the
+    /// contract describes. Shown as such, so nobody mistakes it for data.
+    #[error("the llmgw admin API at {address} sent {expected} that could not be read: {cause}")]
+    Malformed {
+        address: String,
+        expected: String,
+        cause: String,
+    },
+    /// The browser asked for something that cannot be valid (an empty or
+    /// malformed name). The sentence says what was wrong with it.
+    #[error("{0}")]
+    BadRequest(String),
+    /// The console is in read-only mode and refused a change. Enforced on the
+    /// server whatever the page shows.
+    #[error("this console is read-only; changes are made with llmgw ctl or a console that is not read-only")]
+    ReadOnly,
+    /// The browser could not complete its call to the console itself (the
+    /// console restarted, the network dropped). Nothing reached the admin API.
+    #[error("the console did not answer: {0}")]
+    Transport(String),
+    /// A fault inside the console itself. The detail is in the console's log.
+    #[error("the console failed: {0}")]
+    Internal(String),
+}
+
+impl ConsoleError {
+    /// A one-line cause for people, and a hint when the fix is usually the
+    /// same one.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            Self::Unreachable { .. } => Some(
+                "Check that the llmgw server is running, and that the console points at its \
+                 admin_listen address (:9090 by default), not at the port clients use.",
+            ),
+            Self::Malformed { .. } => Some(
+                "The console may be pointed at something that is not an llmgw admin API.",
+            ),
+            Self::Transport(_) => Some("The page will retry on its own."),
+            _ => None,
+        }
+    }
+}
+
+impl FromServerFnError for ConsoleError {
+    type Encoder = JsonEncoding;
+
+    fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
+        match value {
+            ServerFnErrorErr::Args(m) | ServerFnErrorErr::MissingArg(m) => Self::BadRequest(m),
+            other => Self::Transport(other.to_string()),
+        }
+    }
+}

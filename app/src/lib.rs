@@ -1,0 +1,75 @@
+//! The llmgw console's user interface: the HTML shell, the routes, the pages,
+//! and the server functions they call. Rendered on the server and hydrated in
+//! the browser from the same code.
+
+pub mod admin_api;
+pub mod components;
+#[cfg(feature = "ssr")]
+pub mod context;
+pub mod error;
+pub mod pages;
+pub mod present;
+pub mod server_fns;
+pub mod ui_settings;
+
+use leptos::prelude::*;
+use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
+use leptos_router::{
+    SsrMode,
+    components::{A, Route, Router, Routes},
+    path,
+};
+
+use pages::{NodesPage, NotFound};
+use ui_settings::UiSettings;
+
+/// The whole HTML document, rendered on the server only.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    let ui = serde_json::to_string(&UiSettings::current()).unwrap_or_default();
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8" />
+                <meta name="viewport" content="width=device-width, initial-scale=1" />
+                <meta name=ui_settings::META_NAME content=ui />
+                <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+                <HydrationScripts options />
+                <MetaTags />
+            </head>
+            <body>
+                <App />
+            </body>
+        </html>
+    }
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    let ui = UiSettings::current();
+    provide_context(ui.clone());
+    // Pages wait for their data on the server (`SsrMode::Async`) so that every
+    // page, and every link pasted into a chat, reads fully with JavaScript off.
+    view! {
+        <Stylesheet id="leptos" href="/pkg/llmgw-console.css" />
+        <Title formatter=|page: String| format!("{page} · llmgw console") />
+        <Router>
+            <header class="top">
+                <a class="brand" href="/">"llmgw console"</a>
+                <nav>
+                    <A href="/nodes">"Nodes"</A>
+                </nav>
+                <span class="upstream" title="The llmgw admin API this console reads">
+                    {ui.admin_api.clone()}
+                </span>
+            </header>
+            <main>
+                <Routes fallback=NotFound>
+                    <Route path=path!("/") view=NodesPage ssr=SsrMode::Async />
+                    <Route path=path!("/nodes") view=NodesPage ssr=SsrMode::Async />
+                </Routes>
+            </main>
+        </Router>
+    }
+}

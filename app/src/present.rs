@@ -1,0 +1,214 @@
+//! Pure derivations and formatting: the words and numbers operators already
+//! know from `llmgw ctl`, computed in one place and tested here.
+
+use crate::admin_api::types::{ModelView, NodeView};
+
+/// What is happening to a model, in the words that decide what to do next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ModelStatus {
+    /// Nothing wanted, nothing running.
+    Stopped,
+    /// At or above its minimum.
+    Ready,
+    /// Replicas exist that are not ready yet: wait.
+    Starting,
+    /// Below its minimum with nothing coming up: read its explanation.
+    NotPlaced,
+}
+
+impl ModelStatus {
+    pub fn of(m: &ModelView) -> Self {
+        if m.min == 0 && m.total == 0 {
+            Self::Stopped
+        } else if m.min > 0 && m.ready >= m.min {
+            Self::Ready
+        } else if m.total > m.ready {
+            Self::Starting
+        } else {
+            Self::NotPlaced
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Stopped => "stopped",
+            Self::Ready => "ready",
+            Self::Starting => "starting",
+            Self::NotPlaced => "not placed",
+        }
+    }
+
+    pub const ALL: [Self; 4] = [Self::Ready, Self::Starting, Self::NotPlaced, Self::Stopped];
+}
+
+/// "Serving" means at least one replica answers, whatever the minimum says.
+pub fn is_serving(m: &ModelView) -> bool {
+    m.ready > 0
+}
+
+/// The dash that stands for "not reported" everywhere, so that an unknown is
+/// never mistaken for a zero.
+pub const DASH: &str = "-";
+
+pub fn or_dash(s: &str) -> String {
+    if s.trim().is_empty() {
+        DASH.into()
+    } else {
+        s.into()
+    }
+}
+
+pub fn list_or_dash(items: &[String]) -> String {
+    if items.is_empty() {
+        DASH.into()
+    } else {
+        items.join(", ")
+    }
+}
+
+/// Free GPUs out of the node's total.
+pub fn gpus(n: &NodeView) -> String {
+    format!("{}/{} free", n.gpu_free, n.gpu_total)
+}
+
+/// A node's memory. An older agent reports nothing, which is not the same as
+/// a small machine, so it reads as a dash rather than "0G".
+pub fn memory(gb: i64) -> String {
+    if gb <= 0 {
+        DASH.into()
+    } else {
+        format!("{gb}G")
+    }
+}
+
+/// Free space out of the total it is free of: 8G free is plenty on a small
+/// root disk and nearly nothing on a filer, so one without the other misleads.
+/// An unknown total reads as a dash, never as a full disk.
+pub fn disk(free_gb: i64, total_gb: i64) -> String {
+    if total_gb <= 0 {
+        DASH.into()
+    } else {
+        format!("{free_gb}G/{total_gb}G")
+    }
+}
+
+/// A duration as Go prints one ("1h2m3s", "45s"), the form operators read in
+/// the terminal today.
+pub fn duration(sec: i64) -> String {
+    if sec < 0 {
+        return DASH.into();
+    }
+    let (h, m, s) = (sec / 3600, (sec % 3600) / 60, sec % 60);
+    if h > 0 {
+        format!("{h}h{m}m{s}s")
+    } else if m > 0 {
+        format!("{m}m{s}s")
+    } else {
+        format!("{s}s")
+    }
+}
+
+/// How long a replica has gone unused. Negative means nothing has reported
+/// use yet, which every replica looks like before its first request and after
+/// a router restart: a dash, not a huge number that reads as abandoned.
+pub fn idle(sec: i64) -> String {
+    duration(sec)
+}
+
+/// A file size as someone deciding about deletion reads it. Zero is "size
+/// unknown": "0 B" would claim that deleting gains nothing.
+pub fn file_size(bytes: i64) -> String {
+    const MIB: i64 = 1 << 20;
+    const GIB: i64 = 1 << 30;
+    if bytes >= GIB {
+        format!("{:.1} GB", bytes as f64 / GIB as f64)
+    } else if bytes >= MIB {
+        format!("{:.0} MB", bytes as f64 / MIB as f64)
+    } else if bytes > 0 {
+        format!("{bytes} B")
+    } else {
+        "size unknown".into()
+    }
+}
+
+/// "1 node", "3 nodes".
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(ready: i64, min: i64, total: i64) -> ModelView {
+        ModelView {
+            name: "m".into(),
+            ready,
+            min,
+            total,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn model_status_in_the_words_that_decide_what_to_do() {
+        assert_eq!(ModelStatus::of(&model(0, 0, 0)), ModelStatus::Stopped);
+        assert_eq!(ModelStatus::of(&model(2, 2, 2)), ModelStatus::Ready);
+        assert_eq!(ModelStatus::of(&model(3, 2, 3)), ModelStatus::Ready);
+        assert_eq!(ModelStatus::of(&model(0, 1, 1)), ModelStatus::Starting);
+        assert_eq!(ModelStatus::of(&model(1, 2, 2)), ModelStatus::Starting);
+        assert_eq!(ModelStatus::of(&model(0, 1, 0)), ModelStatus::NotPlaced);
+        assert_eq!(ModelStatus::of(&model(1, 2, 1)), ModelStatus::NotPlaced);
+        // Replicas left over after min went to zero are still coming or going.
+        assert_eq!(ModelStatus::of(&model(0, 0, 1)), ModelStatus::Starting);
+        assert_eq!(ModelStatus::NotPlaced.label(), "not placed");
+    }
+
+    #[test]
+    fn serving_means_one_ready_replica() {
+        assert!(is_serving(&model(1, 2, 2)));
+        assert!(!is_serving(&model(0, 1, 1)));
+    }
+
+    #[test]
+    fn unknowns_are_dashes_never_zeros() {
+        assert_eq!(memory(0), "-");
+        assert_eq!(memory(-1), "-");
+        assert_eq!(memory(512), "512G");
+        assert_eq!(disk(0, 0), "-");
+        assert_eq!(disk(10, 0), "-");
+        assert_eq!(disk(0, 100), "0G/100G");
+        assert_eq!(list_or_dash(&[]), "-");
+        assert_eq!(list_or_dash(&["a".into(), "b".into()]), "a, b");
+        assert_eq!(or_dash(""), "-");
+        assert_eq!(or_dash("pool-a"), "pool-a");
+    }
+
+    #[test]
+    fn durations_read_like_go() {
+        assert_eq!(duration(0), "0s");
+        assert_eq!(duration(45), "45s");
+        assert_eq!(duration(90), "1m30s");
+        assert_eq!(duration(3600), "1h0m0s");
+        assert_eq!(duration(3723), "1h2m3s");
+        assert_eq!(idle(-1), "-");
+        assert_eq!(idle(i64::MIN), "-");
+    }
+
+    #[test]
+    fn file_sizes_in_the_units_a_deletion_is_weighed_in() {
+        assert_eq!(file_size(0), "size unknown");
+        assert_eq!(file_size(-5), "size unknown");
+        assert_eq!(file_size(512), "512 B");
+        assert_eq!(file_size((1 << 20) - 1), "1048575 B");
+        assert_eq!(file_size(1 << 20), "1 MB");
+        assert_eq!(file_size(1536 * (1 << 20)), "1.5 GB");
+        assert_eq!(file_size(140 * (1 << 30)), "140.0 GB");
+    }
+
+    #[test]
+    fn counts_agree_in_number() {
+        assert_eq!(count(1, "node", "nodes"), "1 node");
+        assert_eq!(count(0, "node", "nodes"), "0 nodes");
+    }
+}

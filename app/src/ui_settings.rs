@@ -1,0 +1,67 @@
+//! What the server tells the page about itself. The shell writes it into a
+//! `<meta>` tag, so the browser learns it without a round trip and the
+//! server-rendered page and the hydrated one agree.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+pub const META_NAME: &str = "llmgw-console-ui";
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UiSettings {
+    /// Seconds between refreshes of the data on screen.
+    pub refresh_seconds: u64,
+    /// Whether changes are refused (the page hides their buttons too).
+    pub read_only: bool,
+    /// The admin API address, shown so nobody mistakes which cluster this is.
+    pub admin_api: String,
+}
+
+impl Default for UiSettings {
+    fn default() -> Self {
+        Self {
+            refresh_seconds: 5,
+            read_only: false,
+            admin_api: String::new(),
+        }
+    }
+}
+
+impl UiSettings {
+    pub fn refresh_period(&self) -> Duration {
+        Duration::from_secs(self.refresh_seconds.max(1))
+    }
+
+    /// The settings in force for this render: from the server's context, or
+    /// in the browser from the tag the server wrote.
+    pub fn current() -> Self {
+        #[cfg(feature = "ssr")]
+        {
+            leptos::prelude::use_context::<crate::context::ConsoleContext>()
+                .map(|cx| cx.ui.clone())
+                .unwrap_or_default()
+        }
+        #[cfg(not(feature = "ssr"))]
+        {
+            Self::from_document().unwrap_or_default()
+        }
+    }
+
+    #[cfg(not(feature = "ssr"))]
+    fn from_document() -> Option<Self> {
+        #[cfg(feature = "hydrate")]
+        {
+            let selector = format!("meta[name='{META_NAME}']");
+            let tag = leptos::prelude::document()
+                .query_selector(&selector)
+                .ok()
+                .flatten()?;
+            serde_json::from_str(&tag.get_attribute("content")?).ok()
+        }
+        #[cfg(not(feature = "hydrate"))]
+        {
+            None
+        }
+    }
+}

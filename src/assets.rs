@@ -1,0 +1,120 @@
+//! The site built by cargo-leptos (WASM, JS, CSS, `public/` files), compiled
+//! into the binary. Precompressed copies are chosen by `Accept-Encoding`, and
+//! an `ETag` per copy lets a browser revalidate with a `304`.
+
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::Response;
+
+#[derive(rust_embed::Embed)]
+#[folder = "target/site"]
+#[allow_missing = true]
+struct Site;
+
+/// Encodings we hold precompressed copies for, best first.
+const ENCODINGS: [(&str, &str); 2] = [("br", ".br"), ("gzip", ".gz")];
+
+/// The embedded file at `path`, or `None` to let the pages answer.
+pub fn respond(method: &Method, path: &str, headers: &HeaderMap) -> Option<Response> {
+    if method != Method::GET && method != Method::HEAD {
+        return None;
+    }
+    let path = path.trim_start_matches('/');
+    if path.is_empty() || path.ends_with(".br") || path.ends_with(".gz") {
+        return None;
+    }
+    let plain = Site::get(path)?;
+    let accept = headers
+        .get(header::ACCEPT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let (file, encoding) = ENCODINGS
+        .iter()
+        .filter(|(name, _)| accepts(accept, name))
+        .find_map(|(name, ext)| Site::get(&format!("{path}{ext}")).map(|f| (f, Some(*name))))
+        .unwrap_or((plain, None));
+
+    let etag = format!("\"{}\"", hex(&file.metadata.sha256_hash()[..16]));
+    let mut response = Response::builder()
+        .header(header::ETAG, &etag)
+        .header(header::VARY, "Accept-Encoding")
+        // Names are not hashed, so browsers must revalidate; the ETag makes
+        // that a 304 with no body when nothing changed.
+        .header(header::CACHE_CONTROL, "no-cache");
+    if matches_etag(headers, &etag) {
+        response = response.status(StatusCode::NOT_MODIFIED);
+        return response.body(Body::empty()).ok();
+    }
+    let mime = mime_guess::from_path(path).first_or_octet_stream();
+    response = response.header(header::CONTENT_TYPE, mime.as_ref());
+    if let Some(encoding) = encoding {
+        response = response.header(header::CONTENT_ENCODING, HeaderValue::from_static(encoding));
+    }
+    let body = if method == Method::HEAD {
+        Body::empty()
+    } else {
+        Body::from(file.data.into_owned())
+    };
+    response.body(body).ok()
+}
+
+/// Whether `Accept-Encoding` admits `encoding` (named or by `*`, and not
+/// with `q=0`).
+fn accepts(header_value: &str, encoding: &str) -> bool {
+    let mut wildcard = false;
+    for item in header_value.split(',') {
+        let mut parts = item.split(';');
+        let name = parts.next().unwrap_or("").trim();
+        let refused = parts.any(|p| {
+            p.trim()
+                .strip_prefix("q=")
+                .and_then(|q| q.trim().parse::<f32>().ok())
+                .is_some_and(|q| q <= 0.0)
+        });
+        if name.eq_ignore_ascii_case(encoding) {
+            return !refused;
+        }
+        if name == "*" && !refused {
+            wildcard = true;
+        }
+    }
+    wildcard
+}
+
+fn matches_etag(headers: &HeaderMap, etag: &str) -> bool {
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|t| t.trim().trim_start_matches("W/"))
+        .any(|t| t == "*" || t == etag)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_encoding_is_read_with_q_values() {
+        assert!(accepts("gzip, deflate, br, zstd", "br"));
+        assert!(accepts("gzip;q=1.0, br;q=0.5", "br"));
+        assert!(!accepts("gzip, br;q=0", "br"));
+        assert!(!accepts("gzip", "br"));
+        assert!(accepts("*", "br"));
+        assert!(!accepts("*, br;q=0", "br"));
+        assert!(!accepts("", "gzip"));
+    }
+
+    #[test]
+    fn if_none_match_accepts_lists_and_weak_tags() {
+        let mut h = HeaderMap::new();
+        h.insert(header::IF_NONE_MATCH, HeaderValue::from_static("\"a\", W/\"b\""));
+        assert!(matches_etag(&h, "\"b\""));
+        assert!(!matches_etag(&h, "\"c\""));
+    }
+}

@@ -1,0 +1,22 @@
+//! llmgw-console: the server (start-up, settings, routes, embedded assets,
+//! the simulated admin API) and, built for WASM, the browser's entry point.
+
+#[cfg(feature = "ssr")]
+pub mod assets;
+#[cfg(feature = "ssr")]
+pub mod router;
+#[cfg(feature = "ssr")]
+pub mod settings;
+#[cfg(feature = "ssr")]
+pub mod simulator;
+#[cfg(feature = "ssr")]
+pub mod startup;
+
+/// Called by the generated JS once the WASM is loaded: takes over the
+/// server-rendered page without re-rendering it.
+#[cfg(feature = "hydrate")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn hydrate() {
+    console_error_panic_hook::set_once();
+    leptos::mount::hydrate_body(app::App);
+}

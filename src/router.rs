@@ -1,0 +1,100 @@
+//! Everything the console answers: pages, server functions, embedded assets,
+//! a health check, and the headers every answer carries.
+
+use std::time::Duration;
+
+use app::context::ConsoleContext;
+use app::{App, shell};
+use axum::body::Body;
+use axum::extract::{FromRef, State};
+use axum::http::{HeaderValue, Request, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use leptos::prelude::{LeptosOptions, provide_context};
+use leptos_axum::{LeptosRoutes, generate_route_list};
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::timeout::TimeoutLayer;
+use tower_http::trace::TraceLayer;
+
+use crate::assets;
+
+/// What handlers share: Leptos's options (which its handlers need) and the
+/// console's own context (which server functions need).
+#[derive(Clone, FromRef)]
+pub struct ConsoleState {
+    pub leptos_options: LeptosOptions,
+    pub console: ConsoleContext,
+}
+
+/// Must agree with `output-name` in Cargo.toml, or the page asks the browser
+/// for a WASM file that does not exist; cargo-leptos passes the same value.
+fn leptos_options() -> LeptosOptions {
+    LeptosOptions::builder()
+        .output_name(option_env!("LEPTOS_OUTPUT_NAME").unwrap_or("llmgw-console"))
+        .site_pkg_dir("pkg")
+        .env(leptos::config::Env::PROD)
+        .build()
+}
+
+/// The policy leaves inline scripts allowed because hydration writes its data
+/// as inline scripts; what it forbids is framing, plugins, foreign origins.
+const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self' 'unsafe-inline' \
+    'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; \
+    connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; \
+    object-src 'none'";
+
+pub fn router(console: ConsoleContext) -> Router {
+    let state = ConsoleState {
+        leptos_options: leptos_options(),
+        console: console.clone(),
+    };
+    let routes = generate_route_list(App);
+    let with_context = move || provide_context(console.clone());
+    let options = state.leptos_options.clone();
+    Router::new()
+        .route("/healthz", get(|| async { "ok" }))
+        .leptos_routes_with_context(&state, routes, with_context, move || {
+            shell(options.clone())
+        })
+        .fallback(assets_or_not_found)
+        .layer(TraceLayer::new_for_http())
+        // Server function calls carry a few names at most; anything large is
+        // not from this console's pages.
+        .layer(RequestBodyLimitLayer::new(64 * 1024))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::GATEWAY_TIMEOUT,
+            Duration::from_secs(40),
+        ))
+        .layer(header_layer(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .layer(header_layer(header::REFERRER_POLICY, "same-origin"))
+        .layer(header_layer(header::X_FRAME_OPTIONS, "DENY"))
+        .layer(header_layer(
+            header::CONTENT_SECURITY_POLICY,
+            CONTENT_SECURITY_POLICY,
+        ))
+        .with_state(state)
+}
+
+fn header_layer(
+    name: header::HeaderName,
+    value: &'static str,
+) -> SetResponseHeaderLayer<HeaderValue> {
+    SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value))
+}
+
+/// An embedded file if there is one at the path, otherwise the app renders
+/// its not-found page (with a 404 status) inside the usual layout.
+async fn assets_or_not_found(State(state): State<ConsoleState>, req: Request<Body>) -> Response {
+    if let Some(response) = assets::respond(req.method(), req.uri().path(), req.headers()) {
+        return response;
+    }
+    let console = state.console.clone();
+    let options = state.leptos_options.clone();
+    let render = leptos_axum::render_app_to_stream_with_context(
+        move || provide_context(console.clone()),
+        move || shell(options.clone()),
+    );
+    render(req).await.into_response()
+}

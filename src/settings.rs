@@ -1,0 +1,240 @@
+//! The console's settings: defaults, then `Leptos.toml` (or `--config`), then
+//! `LLMGW_CONSOLE_*` variables, then flags, each overriding the one before.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use app::admin_api::address::parse_admin_api_base;
+use axum::http::HeaderName;
+use clap::builder::BoolishValueParser;
+use clap::{Args, Parser, Subcommand};
+use serde::Deserialize;
+
+/// The file read from the working directory when `--config` is not given.
+pub const DEFAULT_CONFIG_FILE: &str = "Leptos.toml";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "llmgw-console",
+    version,
+    about = "Web console for an llmgw cluster: nodes, models, replicas, placement, weights",
+    long_about = "Web console for an llmgw cluster.\n\n\
+        Serves pages that read the llmgw admin API (nodes, models, replicas, why a model \
+        is not placed, orphaned weights) and act on it (cordon, drain, collect).\n\n\
+        Settings come from defaults, then Leptos.toml in the working directory (or \
+        --config), then LLMGW_CONSOLE_* variables, then these flags."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// Settings file to read instead of ./Leptos.toml (which is optional).
+    #[arg(long, env = "LLMGW_CONSOLE_CONFIG", value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// Address to serve the console on [default: 127.0.0.1:8080]
+    #[arg(long, env = "LLMGW_CONSOLE_LISTEN", value_name = "ADDR")]
+    pub listen: Option<SocketAddr>,
+
+    /// The llmgw admin API (its admin_listen address); a bare host:port means http:// [default: http://127.0.0.1:9090]
+    #[arg(long, env = "LLMGW_CONSOLE_ADMIN_API", value_name = "URL")]
+    pub admin_api: Option<String>,
+
+    /// Start a simulated admin API in-process and show its demo cluster
+    #[arg(long, env = "LLMGW_CONSOLE_DEMO", value_name = "BOOL", num_args = 0..=1,
+          default_missing_value = "true", value_parser = BoolishValueParser::new())]
+    pub demo: Option<bool>,
+
+    /// Seconds between refreshes of the data on screen, 1 to 3600 [default: 5]
+    #[arg(long, env = "LLMGW_CONSOLE_REFRESH_SECONDS", value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub refresh_seconds: Option<u64>,
+
+    /// Refuse every change (cordon, drain, collect); for wall screens and shared views
+    #[arg(long, env = "LLMGW_CONSOLE_READ_ONLY", value_name = "BOOL", num_args = 0..=1,
+          default_missing_value = "true", value_parser = BoolishValueParser::new())]
+    pub read_only: Option<bool>,
+
+    /// Request header that an authenticating proxy sets to the operator's name; sent to llmgw as the actor of each change
+    #[arg(long, env = "LLMGW_CONSOLE_ACTOR_HEADER", value_name = "NAME")]
+    pub actor_header: Option<String>,
+
+    /// Log filter, e.g. info or llmgw_console=debug [default: info]
+    #[arg(long, env = "LLMGW_CONSOLE_LOG", value_name = "FILTER")]
+    pub log: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve only the simulated llmgw admin API (for demos, tests and benchmarks)
+    Simulate(SimulateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// Address to serve the simulated admin API on
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9090")]
+    pub listen: SocketAddr,
+    /// Generate a cluster of this many nodes instead of the demo cluster
+    #[arg(long, value_name = "N", requires = "models",
+          value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub nodes: Option<u64>,
+    /// With --nodes: how many models the generated catalog has
+    #[arg(long, value_name = "M", requires = "nodes",
+          value_parser = clap::value_parser!(u64).range(0..=100_000))]
+    pub models: Option<u64>,
+    /// With --nodes: the seed; the same seed always gives the same cluster
+    #[arg(long, value_name = "SEED", default_value_t = 1)]
+    pub seed: u64,
+    /// Log filter [default: info]
+    #[arg(long, env = "LLMGW_CONSOLE_LOG", value_name = "FILTER")]
+    pub log: Option<String>,
+}
+
+/// What `Leptos.toml` may say. Unknown keys are refused, so a typo is an
+/// error at start-up rather than a setting silently ignored.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSettings {
+    listen: Option<String>,
+    admin_api: Option<String>,
+    demo: Option<bool>,
+    refresh_seconds: Option<u64>,
+    read_only: Option<bool>,
+    actor_header: Option<String>,
+    log: Option<String>,
+}
+
+/// The settings in force, validated.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub listen: SocketAddr,
+    /// `None` with `--demo`: the simulator's address is known only once bound.
+    pub admin_api: Option<String>,
+    pub demo: bool,
+    pub refresh_seconds: u64,
+    pub read_only: bool,
+    pub actor_header: Option<HeaderName>,
+    pub log: String,
+}
+
+impl Settings {
+    pub fn resolve(cli: &Cli) -> Result<Self, String> {
+        let file = read_file(cli.config.as_deref())?;
+        let listen = match (&cli.listen, &file.listen) {
+            (Some(flag), _) => *flag,
+            (None, Some(text)) => text
+                .parse()
+                .map_err(|_| format!("listen = {text:?} in the settings file is not an address like 127.0.0.1:8080"))?,
+            (None, None) => SocketAddr::from(([127, 0, 0, 1], 8080)),
+        };
+        let demo = cli.demo.or(file.demo).unwrap_or(false);
+        let admin_api = cli
+            .admin_api
+            .clone()
+            .or(file.admin_api)
+            .unwrap_or_else(|| "http://127.0.0.1:9090".into());
+        let admin_api = if demo {
+            None
+        } else {
+            parse_admin_api_base(&admin_api)?;
+            Some(admin_api)
+        };
+        let refresh_seconds = cli.refresh_seconds.or(file.refresh_seconds).unwrap_or(5);
+        if !(1..=3600).contains(&refresh_seconds) {
+            return Err(format!(
+                "refresh_seconds = {refresh_seconds} must be between 1 and 3600"
+            ));
+        }
+        let actor_header = cli
+            .actor_header
+            .clone()
+            .or(file.actor_header)
+            .filter(|h| !h.trim().is_empty())
+            .map(|h| {
+                HeaderName::try_from(h.trim())
+                    .map_err(|_| format!("actor_header {h:?} is not a valid HTTP header name"))
+            })
+            .transpose()?;
+        Ok(Self {
+            listen,
+            admin_api,
+            demo,
+            refresh_seconds,
+            read_only: cli.read_only.or(file.read_only).unwrap_or(false),
+            actor_header,
+            log: cli.log.clone().or(file.log).unwrap_or_else(|| "info".into()),
+        })
+    }
+}
+
+fn read_file(explicit: Option<&Path>) -> Result<FileSettings, String> {
+    let path = match explicit {
+        Some(path) => path.to_path_buf(),
+        None if Path::new(DEFAULT_CONFIG_FILE).is_file() => PathBuf::from(DEFAULT_CONFIG_FILE),
+        None => return Ok(FileSettings::default()),
+    };
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read the settings file {}: {e}", path.display()))?;
+    toml::from_str(&text).map_err(|e| {
+        let reason = e.message().to_string();
+        format!("the settings file {} is not valid: {reason}", path.display())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Settings, String> {
+        let cli = Cli::try_parse_from(std::iter::once("llmgw-console").chain(args.iter().copied()))
+            .map_err(|e| e.to_string())?;
+        Settings::resolve(&cli)
+    }
+
+    fn write_config(text: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "llmgw-console-settings-{}-{}",
+            std::process::id(),
+            text.len()
+        ));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("console.toml");
+        std::fs::write(&path, text).expect("write");
+        path
+    }
+
+    #[test]
+    fn flags_override_the_file() {
+        let path = write_config("listen = \"127.0.0.1:7000\"\nrefresh_seconds = 9\nread_only = true\n");
+        let path = path.to_str().expect("utf-8");
+        let s = parse(&["--config", path]).expect("valid");
+        assert_eq!(s.listen.port(), 7000);
+        assert_eq!(s.refresh_seconds, 9);
+        assert!(s.read_only);
+        let s = parse(&["--config", path, "--listen", "127.0.0.1:7001", "--read-only=false"])
+            .expect("valid");
+        assert_eq!(s.listen.port(), 7001);
+        assert!(!s.read_only);
+        assert_eq!(s.refresh_seconds, 9);
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_a_reason() {
+        assert!(parse(&["--admin-api", "ftp://x"]).is_err());
+        assert!(parse(&["--refresh-seconds", "0"]).is_err());
+        assert!(parse(&["--actor-header", "bad header"]).is_err());
+        assert!(parse(&["--listen", "nowhere"]).is_err());
+        let typo = write_config("refresh_second = 3\n");
+        let err = parse(&["--config", typo.to_str().expect("utf-8")]).expect_err("typo");
+        assert!(err.contains("refresh_second"), "{err}");
+        assert!(parse(&["--config", "/no/such/file.toml"]).is_err());
+    }
+
+    #[test]
+    fn demo_needs_no_admin_api() {
+        let s = parse(&["--demo", "--admin-api", "not a url at all"]).expect("valid");
+        assert!(s.demo);
+        assert_eq!(s.admin_api, None);
+    }
+}

@@ -1,0 +1,105 @@
+//! Start-up: from validated settings to a serving console (and, with
+//! `--demo`, the simulated admin API beside it).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use app::admin_api::AdminApiClient;
+use app::context::ConsoleContext;
+use app::ui_settings::UiSettings;
+use tokio::net::TcpListener;
+
+use crate::router::router;
+use crate::settings::{Settings, SimulateArgs};
+use crate::simulator::{Simulator, generated};
+
+/// Builds the context every request shares, for an admin API at `admin_api`.
+pub fn console_context(settings: &Settings, admin_api: &str) -> Result<ConsoleContext, String> {
+    let client = AdminApiClient::new(admin_api)?;
+    let ui = UiSettings {
+        refresh_seconds: settings.refresh_seconds,
+        read_only: settings.read_only,
+        admin_api: client.address().to_string(),
+    };
+    Ok(ConsoleContext {
+        admin_api: Arc::new(client),
+        ui,
+        actor_header: settings.actor_header.clone(),
+    })
+}
+
+pub async fn run_console(settings: Settings) -> Result<(), String> {
+    let admin_api = match &settings.admin_api {
+        Some(address) => address.clone(),
+        None => {
+            let addr = Simulator::demo()
+                .spawn(SocketAddr::from(([127, 0, 0, 1], 0)))
+                .await
+                .map_err(|e| format!("cannot start the demo cluster: {e}"))?;
+            tracing::info!(%addr, "demo: simulated llmgw admin API started");
+            format!("http://{addr}")
+        }
+    };
+    let context = console_context(&settings, &admin_api)?;
+    let listener = bind(settings.listen).await?;
+    let url = format!("http://{}", listener.local_addr().map_err(|e| e.to_string())?);
+    tracing::info!(
+        %url,
+        admin_api = %context.admin_api.address(),
+        read_only = settings.read_only,
+        "llmgw-console is serving; open {url}"
+    );
+    axum::serve(
+        listener,
+        router(context).into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown_signal())
+    .await
+    .map_err(|e| format!("the server stopped: {e}"))
+}
+
+pub async fn run_simulator(args: SimulateArgs) -> Result<(), String> {
+    let simulator = match (args.nodes, args.models) {
+        (Some(nodes), Some(models)) => {
+            Simulator::new(generated::build(nodes as usize, models as usize, args.seed))
+        }
+        _ => Simulator::demo(),
+    };
+    let listener = bind(args.listen).await?;
+    tracing::info!(
+        addr = %args.listen,
+        "simulated llmgw admin API is serving"
+    );
+    tokio::select! {
+        served = simulator.serve(listener) => served.map_err(|e| format!("the simulator stopped: {e}")),
+        () = shutdown_signal() => Ok(()),
+    }
+}
+
+async fn bind(addr: SocketAddr) -> Result<TcpListener, String> {
+    TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("cannot listen on {addr}: {e}"))
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutting down");
+}
