@@ -19,4 +19,5 @@ pub mod startup;
 pub fn hydrate() {
     console_error_panic_hook::set_once();
     leptos::mount::hydrate_body(app::App);
+    app::mark_hydrated();
 }

@@ -73,3 +73,12 @@ pub fn App() -> impl IntoView {
         </Router>
     }
 }
+
+/// Marks the document once the page has hydrated, so styles can reveal what
+/// only works with JavaScript and tests can wait for interactivity.
+#[cfg(feature = "hydrate")]
+pub fn mark_hydrated() {
+    if let Some(root) = document().document_element() {
+        let _ = root.set_attribute("data-hydrated", "");
+    }
+}

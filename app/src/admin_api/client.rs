@@ -80,13 +80,13 @@ impl AdminApiClient {
 
     pub async fn list_nodes(&self, actor: &Actor) -> Result<Vec<NodeView>, AdminApiError> {
         let url = self.url(&["nodes"]);
-        self.call(Method::GET, url, actor, None::<&()>, "a node list")
+        self.call_list(Method::GET, url, actor, None::<&()>, "a node list")
             .await
     }
 
     pub async fn list_models(&self, actor: &Actor) -> Result<Vec<ModelView>, AdminApiError> {
         let url = self.url(&["models"]);
-        self.call(Method::GET, url, actor, None::<&()>, "a model list")
+        self.call_list(Method::GET, url, actor, None::<&()>, "a model list")
             .await
     }
 
@@ -100,7 +100,7 @@ impl AdminApiClient {
         if let Some(model) = model {
             url.query_pairs_mut().append_pair("model", model);
         }
-        self.call(Method::GET, url, actor, None::<&()>, "a replica list")
+        self.call_list(Method::GET, url, actor, None::<&()>, "a replica list")
             .await
     }
 
@@ -129,7 +129,7 @@ impl AdminApiClient {
 
     pub async fn list_orphans(&self, actor: &Actor) -> Result<Vec<OrphanView>, AdminApiError> {
         let url = self.url(&["weights", "orphans"]);
-        self.call(Method::GET, url, actor, None::<&()>, "an orphaned-weights list")
+        self.call_list(Method::GET, url, actor, None::<&()>, "an orphaned-weights list")
             .await
     }
 
@@ -143,7 +143,7 @@ impl AdminApiClient {
         let body = CollectRequest {
             node: node.unwrap_or_default().to_string(),
         };
-        self.call(Method::POST, url, actor, Some(&body), "collection results")
+        self.call_list(Method::POST, url, actor, Some(&body), "collection results")
             .await
     }
 
@@ -155,6 +155,24 @@ impl AdminApiClient {
             path.pop_if_empty().extend(["api", "v1"]).extend(segments);
         }
         url
+    }
+
+    /// A list endpoint. Go encodes an empty (nil) slice as `null`, which
+    /// means "none", not a broken answer.
+    async fn call_list<B, T>(
+        &self,
+        method: Method,
+        url: Url,
+        actor: &Actor,
+        body: Option<&B>,
+        expected: &'static str,
+    ) -> Result<Vec<T>, AdminApiError>
+    where
+        B: Serialize + ?Sized,
+        T: DeserializeOwned,
+    {
+        let list: Option<Vec<T>> = self.call(method, url, actor, body, expected).await?;
+        Ok(list.unwrap_or_default())
     }
 
     async fn call<B, T>(

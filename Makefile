@@ -1,0 +1,46 @@
+# The two commands of the README, and the steps they are made of. Every step
+# installs what it needs first (scripts/bootstrap.sh), and is quick when all
+# of it is there.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+RUN := ./scripts/with-toolchain.sh
+BIN := target/release/llmgw-console
+
+.PHONY: demo test setup build lint fmt unit e2e clean
+
+## demo: build everything and run the console on the built-in demo cluster
+demo: build
+	@echo "llmgw-console: open http://127.0.0.1:8080 (demo cluster; Ctrl-C stops it)"
+	$(BIN) --demo
+
+## test: formatting, lints for both halves, every test, and the end-to-end suite
+test: setup lint build unit e2e
+
+setup:
+	./scripts/bootstrap.sh
+
+## build: the release binary, with the site embedded and precompressed
+# --precompress also makes cargo-leptos build the front end before the server,
+# so the server embeds a finished site.
+build: setup
+	$(RUN) bash -c 'cargo leptos build --release --precompress --lib-cargo-args="$$LLMGW_WASM_STD_ARGS"'
+
+lint: setup
+	$(RUN) cargo fmt --all --check
+	$(RUN) cargo clippy --workspace --all-targets --features ssr -- -D warnings
+	$(RUN) bash -c 'cargo clippy --workspace --lib --features hydrate --target wasm32-unknown-unknown $$LLMGW_WASM_STD_ARGS -- -D warnings'
+
+fmt:
+	$(RUN) cargo fmt --all
+
+## unit: unit and integration tests (release profile, sharing the build's artifacts)
+unit: build
+	$(RUN) cargo test --release --workspace --features ssr
+
+## e2e: Playwright against the release binary in headless Chromium
+e2e: build
+	cd end2end && npx playwright test
+
+clean:
+	rm -rf target end2end/test-results

@@ -1,0 +1,54 @@
+import { existsSync } from 'node:fs';
+import { defineConfig } from '@playwright/test';
+import { BIN, PORTS, chromiumPath } from './tests/support';
+
+// Every test runs twice: once with JavaScript off (the server-rendered page
+// must read fully on its own) and once hydrated. Each project gets its own
+// simulator and console, so the state one changes never leaks into the other.
+const consoleCommand = (sim: number, port: number) =>
+  `${BIN} --admin-api 127.0.0.1:${sim} --listen 127.0.0.1:${port} --refresh-seconds 1`;
+
+if (!existsSync(BIN)) {
+  throw new Error(`${BIN} does not exist: run "make build" first`);
+}
+
+export default defineConfig({
+  testDir: './tests',
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 30_000,
+  expect: { timeout: 8_000 },
+  reporter: [['list']],
+  use: {
+    launchOptions: {
+      executablePath: chromiumPath(),
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    },
+  },
+  webServer: [
+    { command: `${BIN} simulate --listen 127.0.0.1:${PORTS.noJs.sim}`, url: `http://127.0.0.1:${PORTS.noJs.sim}/api/v1/nodes` },
+    { command: consoleCommand(PORTS.noJs.sim, PORTS.noJs.console), url: `http://127.0.0.1:${PORTS.noJs.console}/healthz` },
+    { command: `${BIN} simulate --listen 127.0.0.1:${PORTS.hydrated.sim}`, url: `http://127.0.0.1:${PORTS.hydrated.sim}/api/v1/nodes` },
+    { command: consoleCommand(PORTS.hydrated.sim, PORTS.hydrated.console), url: `http://127.0.0.1:${PORTS.hydrated.console}/healthz` },
+  ],
+  projects: [
+    {
+      name: 'no-js',
+      use: { javaScriptEnabled: false, baseURL: `http://127.0.0.1:${PORTS.noJs.console}` },
+      metadata: { simulator: `http://127.0.0.1:${PORTS.noJs.sim}` },
+    },
+    {
+      name: 'hydrated',
+      use: { javaScriptEnabled: true, baseURL: `http://127.0.0.1:${PORTS.hydrated.console}` },
+      metadata: { simulator: `http://127.0.0.1:${PORTS.hydrated.sim}` },
+    },
+  ],
+});

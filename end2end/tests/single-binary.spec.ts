@@ -1,0 +1,61 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { BIN, hydrated } from './support';
+
+// The binary is all an operator gets: copied alone into an empty directory,
+// it must serve its pages, styles and WASM from memory.
+let dir: string;
+let child: ChildProcess | undefined;
+const PORT = 18090;
+const base = `http://127.0.0.1:${PORT}`;
+
+async function start(args: string[]) {
+  dir = mkdtempSync(join(tmpdir(), 'llmgw-console-'));
+  const bin = join(dir, 'llmgw-console');
+  copyFileSync(BIN, bin);
+  child = spawn(bin, ['--listen', `127.0.0.1:${PORT}`, ...args], { cwd: dir, stdio: 'ignore', mode: 0o755 } as any);
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the copied binary did not start');
+}
+
+test.afterEach(() => {
+  child?.kill();
+  child = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test('alone in an empty directory, --demo serves the node table and brotli WASM', async ({ page }, testInfo) => {
+  await start(['--demo']);
+  const html = await (await fetch(`${base}/`)).text();
+  expect(html).toContain('data-node="gpu-h100-01"');
+
+  const wasm = await fetch(`${base}/pkg/llmgw-console.wasm`, { headers: { 'accept-encoding': 'br' } });
+  expect(wasm.status).toBe(200);
+  expect(wasm.headers.get('content-type')).toBe('application/wasm');
+  expect(wasm.headers.get('content-encoding')).toBe('br');
+  const css = await fetch(`${base}/pkg/llmgw-console.css`);
+  expect(css.headers.get('content-type')).toBe('text/css');
+
+  await page.goto(`${base}/nodes`);
+  await expect(page.locator('tr[data-node="gpu-h100-01"]')).toBeVisible();
+  if (hydrated(testInfo)) {
+    await page.waitForFunction(() => document.documentElement.hasAttribute('data-hydrated'));
+  }
+});
+
+test('pointed at nothing, it serves a whole page that names the address', async ({ page }) => {
+  await start(['--admin-api', '127.0.0.1:1']);
+  const response = await page.goto(`${base}/nodes`);
+  expect(response?.status()).toBe(200);
+  await expect(page.getByRole('alert')).toContainText('cannot be reached');
+  await expect(page.getByRole('alert')).toContainText('http://127.0.0.1:1');
+  await expect(page.getByRole('heading', { name: 'Nodes' })).toBeVisible();
+});

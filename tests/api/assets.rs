@@ -1,0 +1,73 @@
+//! The embedded site. These need the site built by cargo-leptos first
+//! (`make test` does that before running them).
+
+use crate::helpers::TestApp;
+
+const WASM: &str = "/pkg/llmgw-console.wasm";
+
+async fn wasm_with(app: &TestApp, accept: &str) -> reqwest::Response {
+    let response = app
+        .http
+        .get(format!("{}{WASM}", app.console))
+        .header("accept-encoding", accept)
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(
+        response.status(),
+        200,
+        "{WASM} is not embedded; build the site first (make build)"
+    );
+    response
+}
+
+#[tokio::test]
+async fn wasm_is_served_precompressed_by_accept_encoding() {
+    let app = TestApp::spawn().await;
+    for (accept, encoding) in [("br", Some("br")), ("gzip", Some("gzip")), ("identity", None)] {
+        let response = wasm_with(&app, accept).await;
+        let headers = response.headers();
+        assert_eq!(headers["content-type"], "application/wasm");
+        assert_eq!(
+            headers.get("content-encoding").and_then(|v| v.to_str().ok()),
+            encoding,
+            "for Accept-Encoding: {accept}"
+        );
+        assert_eq!(headers["vary"], "Accept-Encoding");
+        assert!(headers.contains_key("etag"));
+    }
+}
+
+#[tokio::test]
+async fn a_matching_etag_gets_304_and_a_stale_one_the_file() {
+    let app = TestApp::spawn().await;
+    let etag = wasm_with(&app, "br").await.headers()["etag"].clone();
+    let conditional = |tag: reqwest::header::HeaderValue| {
+        app.http
+            .get(format!("{}{WASM}", app.console))
+            .header("accept-encoding", "br")
+            .header("if-none-match", tag)
+            .send()
+    };
+    let not_modified = conditional(etag.clone()).await.expect("answers");
+    assert_eq!(not_modified.status(), 304);
+    assert_eq!(not_modified.headers()["etag"], etag);
+    let changed = conditional(reqwest::header::HeaderValue::from_static("\"other\""))
+        .await
+        .expect("answers");
+    assert_eq!(changed.status(), 200);
+}
+
+#[tokio::test]
+async fn css_js_and_public_files_have_their_types() {
+    let app = TestApp::spawn().await;
+    for (path, mime) in [
+        ("/pkg/llmgw-console.js", "text/javascript"),
+        ("/pkg/llmgw-console.css", "text/css"),
+        ("/favicon.svg", "image/svg+xml"),
+    ] {
+        let response = app.get(path).await;
+        assert_eq!(response.status(), 200, "{path}");
+        assert_eq!(response.headers()["content-type"], mime, "{path}");
+    }
+}

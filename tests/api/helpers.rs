@@ -1,0 +1,177 @@
+use std::future::{Future, IntoFuture};
+use std::net::SocketAddr;
+use std::sync::{Arc, LazyLock, Mutex};
+
+use axum::Router;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse;
+use llmgw_console::router::router;
+use llmgw_console::settings::Settings;
+use llmgw_console::simulator::Simulator;
+use llmgw_console::startup::console_context;
+use tokio::net::TcpListener;
+
+/// Every server of this test binary runs here. Leptos keeps one global
+/// executor bound to the first runtime it sees; with a runtime per test, a
+/// render could be handed to the runtime of a test that had already ended
+/// and never finish. One long-lived runtime is also how production runs.
+static SERVERS: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime")
+});
+
+/// Binds `addr` now and serves `app` on the shared runtime.
+fn serve_on_shared_runtime<F, Fut>(addr: SocketAddr, app: F) -> SocketAddr
+where
+    F: FnOnce(TcpListener) -> Fut + Send + 'static,
+    Fut: Future<Output = std::io::Result<()>> + Send + 'static,
+{
+    let listener = std::net::TcpListener::bind(addr).expect("binds");
+    listener.set_nonblocking(true).expect("non-blocking");
+    let bound = listener.local_addr().expect("addr");
+    SERVERS.spawn(async move {
+        let listener = TcpListener::from_std(listener).expect("tokio listener");
+        app(listener).await
+    });
+    bound
+}
+
+/// Serves `simulator` at `addr` (port 0 for any free port).
+pub fn spawn_simulator(simulator: Simulator, addr: SocketAddr) -> SocketAddr {
+    serve_on_shared_runtime(addr, move |listener| simulator.serve(listener))
+}
+
+pub fn settings() -> Settings {
+    Settings {
+        listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+        admin_api: None,
+        demo: false,
+        refresh_seconds: 5,
+        read_only: false,
+        actor_header: Some(axum::http::HeaderName::from_static("x-forwarded-user")),
+        log: "warn".into(),
+    }
+}
+
+/// A console in front of a simulated admin API, both really listening.
+pub struct TestApp {
+    pub console: String,
+    pub simulator: Simulator,
+    pub admin_api: String,
+    pub http: reqwest::Client,
+}
+
+impl TestApp {
+    pub async fn spawn() -> Self {
+        let simulator = Simulator::demo();
+        let addr = spawn_simulator(simulator.clone(), SocketAddr::from(([127, 0, 0, 1], 0)));
+        let admin_api = format!("http://{addr}");
+        let console = spawn_console_with(settings(), &admin_api);
+        Self {
+            console,
+            simulator,
+            admin_api,
+            http: http(),
+        }
+    }
+
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.http
+            .get(format!("{}{path}", self.console))
+            .send()
+            .await
+            .expect("console answers")
+    }
+
+    pub async fn page(&self, path: &str) -> String {
+        let response = self.get(path).await;
+        assert_eq!(response.status(), 200, "GET {path}");
+        response.text().await.expect("body")
+    }
+
+    /// Calls a server function the way the hydrated page does.
+    pub async fn server_fn(&self, name: &str, form: &[(&str, &str)]) -> reqwest::Response {
+        self.http
+            .post(format!("{}/api/{name}", self.console))
+            .form(form)
+            .send()
+            .await
+            .expect("console answers")
+    }
+}
+
+pub fn http() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client")
+}
+
+/// Starts a console for `admin_api` and returns its base URL.
+pub async fn spawn_console(admin_api: &str) -> String {
+    spawn_console_with(settings(), admin_api)
+}
+
+pub fn spawn_console_with(settings: Settings, admin_api: &str) -> String {
+    let context = console_context(&settings, admin_api).expect("valid settings");
+    let addr = serve_on_shared_runtime(SocketAddr::from(([127, 0, 0, 1], 0)), move |listener| {
+        axum::serve(
+            listener,
+            router(context).into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .into_future()
+    });
+    format!("http://{addr}")
+}
+
+/// A port that nothing listens on right now.
+pub fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("binds");
+    listener.local_addr().expect("addr").port()
+}
+
+/// An upstream that answers every request with one canned response and
+/// records the headers it was sent: for an admin API that lies or breaks.
+#[derive(Clone)]
+pub struct ScriptedUpstream {
+    pub address: String,
+    pub seen: Arc<Mutex<Vec<HeaderMap>>>,
+}
+
+impl ScriptedUpstream {
+    pub async fn spawn(status: u16, content_type: &'static str, body: Vec<u8>) -> Self {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let recorded = seen.clone();
+        let app = Router::new().fallback(move |headers: HeaderMap| {
+            let recorded = recorded.clone();
+            let body = body.clone();
+            async move {
+                recorded.lock().expect("lock").push(headers);
+                (
+                    StatusCode::from_u16(status).expect("status"),
+                    [("content-type", content_type)],
+                    body,
+                )
+                    .into_response()
+            }
+        });
+        let addr = serve_on_shared_runtime(SocketAddr::from(([127, 0, 0, 1], 0)), move |listener| {
+            axum::serve(listener, app).into_future()
+        });
+        Self {
+            address: format!("http://{addr}"),
+            seen,
+        }
+    }
+
+    pub fn last_header(&self, name: &str) -> Option<String> {
+        let seen = self.seen.lock().expect("lock");
+        seen.last()
+            .and_then(|h| h.get(name))
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    }
+}

@@ -1,0 +1,9 @@
+//! Integration tests: the real console router and the simulated admin API,
+//! each on a random loopback port, talking real HTTP.
+
+mod helpers;
+
+mod admin_api_client;
+mod assets;
+mod nodes_page;
+mod resilience;
