@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use app::admin_api::AdminApiClient;
+use app::confirmations::{Confirmations, DEFAULT_TTL};
 use app::context::ConsoleContext;
 use app::ui_settings::UiSettings;
 use tokio::net::TcpListener;
@@ -25,6 +26,8 @@ pub fn console_context(settings: &Settings, admin_api: &str) -> Result<ConsoleCo
         admin_api: Arc::new(client),
         ui,
         actor_header: settings.actor_header.clone(),
+        confirmations: Arc::new(Confirmations::new(DEFAULT_TTL)),
+        receipts: Arc::default(),
     })
 }
 

@@ -9,7 +9,9 @@ use axum::http::{HeaderName, request::Parts};
 use leptos::prelude::use_context;
 
 use crate::admin_api::{Actor, AdminApiClient};
+use crate::confirmations::Confirmations;
 use crate::error::ConsoleError;
+use crate::receipts::Receipts;
 use crate::ui_settings::UiSettings;
 
 #[derive(Clone, Debug)]
@@ -20,6 +22,10 @@ pub struct ConsoleContext {
     /// operator's name. Only trusted when configured: otherwise anyone could
     /// claim to be anyone.
     pub actor_header: Option<HeaderName>,
+    /// Pending confirmations for collecting orphaned weights.
+    pub confirmations: Arc<Confirmations>,
+    /// Outcomes of recent actions, for the page each action returns to.
+    pub receipts: Arc<Receipts>,
 }
 
 impl ConsoleContext {
@@ -28,6 +34,16 @@ impl ConsoleContext {
         use_context::<Self>().ok_or_else(|| {
             ConsoleError::Internal("the console's request context is missing".into())
         })
+    }
+
+    /// Refuses a change when the console is read-only. Every mutating server
+    /// function calls this first: hiding a button is not enforcement.
+    pub fn ensure_writable(&self) -> Result<(), ConsoleError> {
+        if self.ui.read_only {
+            Err(ConsoleError::ReadOnly)
+        } else {
+            Ok(())
+        }
     }
 
     /// Who is behind the current request: the proxy's user header when one is

@@ -32,6 +32,18 @@ pub enum ConsoleError {
     /// server whatever the page shows.
     #[error("this console is read-only; changes are made with llmgw ctl or a console that is not read-only")]
     ReadOnly,
+    /// A cordon or drain arrived without the operator's confirmation. Only a
+    /// hand-made request gets here: the page always asks first.
+    #[error("this change needs a confirmation; review it and confirm")]
+    ConfirmationMissing,
+    /// A collection's confirmation token is unknown, used, expired, or for
+    /// another scope. The operator reviews the list again.
+    #[error("this confirmation is no longer valid ({reason}); review the list again")]
+    ConfirmationStale { reason: String },
+    /// The orphaned weights changed between the preview and the confirmation,
+    /// so what was confirmed is not what would be deleted.
+    #[error("the list changed, review it again")]
+    ListChanged,
     /// The browser could not complete its call to the console itself (the
     /// console restarted, the network dropped). Nothing reached the admin API.
     #[error("the console did not answer: {0}")]

@@ -5,10 +5,15 @@
 pub mod admin_api;
 pub mod components;
 #[cfg(feature = "ssr")]
+pub mod confirmations;
+#[cfg(feature = "ssr")]
 pub mod context;
+pub mod derive;
 pub mod error;
 pub mod pages;
 pub mod present;
+#[cfg(feature = "ssr")]
+pub mod receipts;
 pub mod server_fns;
 pub mod ui_settings;
 

@@ -12,6 +12,9 @@ fn title(error: &ConsoleError) -> &'static str {
         ConsoleError::Malformed { .. } => "The llmgw admin API sent an answer the console cannot read",
         ConsoleError::BadRequest(_) => "That request is not valid",
         ConsoleError::ReadOnly => "This console is read-only",
+        ConsoleError::ConfirmationMissing => "Not confirmed",
+        ConsoleError::ConfirmationStale { .. } => "The confirmation is no longer valid",
+        ConsoleError::ListChanged => "The list changed",
         ConsoleError::Transport(_) => "The console did not answer",
         ConsoleError::Internal(_) => "The console failed",
     }

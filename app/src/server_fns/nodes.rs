@@ -1,22 +1,199 @@
-//! Nodes: the list, and (later) changes of state.
+//! Nodes: the list, one node's report, and changes of state.
 
 use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
 
-use crate::admin_api::types::NodeView;
+use crate::admin_api::types::{NodeView, Rejection, ReplicaView, TargetState};
+use crate::derive::DrainPreview;
 use crate::error::ConsoleError;
 
 #[server(endpoint = "/list_nodes")]
 pub async fn list_nodes() -> Result<Vec<NodeView>, ConsoleError> {
-    ssr::list_nodes().await
+    let cx = crate::context::ConsoleContext::current()?;
+    Ok(cx.admin_api.list_nodes(&cx.actor()).await?)
+}
+
+/// One rejection that names a node, with the model it was about.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeRejection {
+    pub model: String,
+    pub rejection: Rejection,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeReport {
+    /// `None` when the control plane does not list the node.
+    pub node: Option<NodeView>,
+    pub replicas: Vec<ReplicaView>,
+    pub rejections: Vec<NodeRejection>,
+    pub drain: DrainPreview,
+}
+
+#[server(endpoint = "/inspect_node")]
+pub async fn inspect_node(id: String) -> Result<NodeReport, ConsoleError> {
+    ssr::node_report(id).await
+}
+
+/// Asks llmgw to put `node` in `state`. Cordon and drain are refused unless
+/// `confirm` is set: the page always asks first, so only a hand-made request
+/// arrives without it. `back` is the page to return to with the receipt.
+#[server(endpoint = "/set_node_state")]
+pub async fn set_node_state(
+    node: String,
+    state: TargetState,
+    confirm: Option<String>,
+    back: Option<String>,
+) -> Result<(), ConsoleError> {
+    ssr::set_node_state(node, state, confirm.is_some_and(|c| c == "yes"), back).await
 }
 
 #[cfg(feature = "ssr")]
 mod ssr {
+    use futures_util::{StreamExt, stream};
+
     use super::*;
     use crate::context::ConsoleContext;
+    use crate::derive::{drain_preview, runs_on};
+    use crate::server_fns::actions::{Receipt, finish};
 
-    pub async fn list_nodes() -> Result<Vec<NodeView>, ConsoleError> {
+    /// Explanations are fetched a few at a time, so that a catalog of
+    /// hundreds does not open hundreds of connections at once.
+    const EXPLAIN_CONCURRENCY: usize = 8;
+
+    pub async fn node_report(id: String) -> Result<NodeReport, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        Ok(cx.admin_api.list_nodes(&cx.actor()).await?)
+        let actor = cx.actor();
+        let api = &cx.admin_api;
+        let (nodes, models, replicas) = tokio::join!(
+            api.list_nodes(&actor),
+            api.list_models(&actor),
+            api.list_replicas(&actor, None),
+        );
+        let (nodes, models, replicas) = (nodes?, models?, replicas?);
+        let names: Vec<String> = models.iter().map(|m| m.name.clone()).collect();
+        let explains: Vec<_> = stream::iter(names)
+            .map(|name| {
+                let actor = actor.clone();
+                async move { (name.clone(), api.explain_placement(&actor, &name).await) }
+            })
+            .buffered(EXPLAIN_CONCURRENCY)
+            .collect()
+            .await;
+        let mut rejections = Vec::new();
+        for (model, explain) in explains {
+            // A model removed between the two calls has nothing to say here.
+            let Ok(explain) = explain else { continue };
+            rejections.extend(
+                explain
+                    .rejections
+                    .into_iter()
+                    .filter(|r| r.node == id)
+                    .map(|rejection| NodeRejection {
+                        model: model.clone(),
+                        rejection,
+                    }),
+            );
+        }
+        Ok(NodeReport {
+            drain: drain_preview(&id, &models, &replicas),
+            node: nodes.into_iter().find(|n| n.id == id),
+            replicas: replicas.into_iter().filter(|r| runs_on(r, &id)).collect(),
+            rejections,
+        })
+    }
+
+    pub async fn set_node_state(
+        node: String,
+        state: TargetState,
+        confirmed: bool,
+        back: Option<String>,
+    ) -> Result<(), ConsoleError> {
+        let cx = ConsoleContext::current()?;
+        cx.ensure_writable()?;
+        if node.trim().is_empty() || node == "." || node == ".." {
+            return Err(ConsoleError::BadRequest(format!("{node:?} is not a node id")));
+        }
+        if state != TargetState::Ready && !confirmed {
+            return Err(ConsoleError::ConfirmationMissing);
+        }
+        let actor = cx.actor();
+        let verb = match state {
+            TargetState::Ready => "Uncordon",
+            TargetState::Cordoned => "Cordon",
+            TargetState::Draining => "Drain",
+        };
+        tracing::info!(%actor, %node, state = state.as_str(), "node state change requested");
+        let outcome = cx.admin_api.set_node_state(&actor, &node, state).await;
+        let receipt = match outcome {
+            Ok(change) => {
+                tracing::info!(%actor, node = %change.id, state = %change.state, "node state changed");
+                Receipt {
+                    action: format!("{verb} {node}"),
+                    error: None,
+                    lines: vec![format!("{} is now {}", change.id, change.state)],
+                    failed_lines: Vec::new(),
+                    note: (state == TargetState::Draining).then(|| {
+                        "Replicas move off one at a time; each replacement comes up before \
+                         the original stops."
+                            .to_string()
+                    }),
+                }
+            }
+            Err(e) => {
+                tracing::warn!(%actor, %node, state = state.as_str(), error = %e, "node state change failed");
+                Receipt {
+                    action: format!("{verb} {node}"),
+                    error: Some(ConsoleError::from(e).to_string()),
+                    lines: Vec::new(),
+                    failed_lines: Vec::new(),
+                    note: None,
+                }
+            }
+        };
+        finish(receipt, &safe_back(back.as_deref(), "/nodes"))
+    }
+
+    /// Only a path on this console: a form cannot send anyone elsewhere.
+    pub fn safe_back(back: Option<&str>, fallback: &str) -> String {
+        match back {
+            Some(b) if b.starts_with('/') && !b.starts_with("//") && !b.contains('\\') => {
+                strip_param(b, "receipt")
+            }
+            _ => fallback.to_string(),
+        }
+    }
+
+    fn strip_param(url: &str, name: &str) -> String {
+        let Some((path, query)) = url.split_once('?') else {
+            return url.to_string();
+        };
+        let kept: Vec<&str> = query
+            .split('&')
+            .filter(|p| !p.starts_with(&format!("{name}=")) && !p.starts_with("confirm="))
+            .collect();
+        if kept.is_empty() {
+            path.to_string()
+        } else {
+            format!("{path}?{}", kept.join("&"))
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn back_stays_on_this_console_and_drops_the_dialog() {
+            assert_eq!(safe_back(Some("https://evil.example/"), "/nodes"), "/nodes");
+            assert_eq!(safe_back(Some("//evil.example/"), "/nodes"), "/nodes");
+            assert_eq!(safe_back(None, "/nodes"), "/nodes");
+            assert_eq!(
+                safe_back(Some("/nodes?q=h100&confirm=drain&receipt=ab"), "/"),
+                "/nodes?q=h100"
+            );
+        }
     }
 }
+
+#[cfg(feature = "ssr")]
+pub use ssr::safe_back;

@@ -1,0 +1,309 @@
+//! Pure joins across the admin API's answers: what a drain would do, how the
+//! rejections of an explanation group, what the cluster looks like at a
+//! glance. The terminal leaves these joins to the operator's head.
+
+use std::collections::BTreeMap;
+
+use crate::admin_api::types::{ModelView, NodeView, OrphanView, Rejection, ReplicaView};
+use crate::present::ModelStatus;
+
+/// Whether a replica has any shard on `node`.
+pub fn runs_on(replica: &ReplicaView, node: &str) -> bool {
+    replica.shards.iter().any(|s| s.node == node)
+}
+
+/// A model that would drop below its minimum while a node's replicas move.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AtRisk {
+    pub model: String,
+    pub ready: i64,
+    pub min: i64,
+    /// Ready replicas left while the ones on the node are being moved.
+    pub ready_during_move: i64,
+}
+
+/// What draining `node` means, from data the console already has: the
+/// replicas that will move, and the models that fall below their minimum
+/// while they do (replacements come up before originals stop, but a model
+/// whose only copies are here still has a gap if no room is found).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DrainPreview {
+    pub replicas: Vec<ReplicaView>,
+    pub at_risk: Vec<AtRisk>,
+}
+
+pub fn drain_preview(node: &str, models: &[ModelView], replicas: &[ReplicaView]) -> DrainPreview {
+    let moving: Vec<ReplicaView> = replicas
+        .iter()
+        .filter(|r| runs_on(r, node))
+        .cloned()
+        .collect();
+    let at_risk = models
+        .iter()
+        .filter_map(|m| {
+            let ready_here = moving
+                .iter()
+                .filter(|r| r.model == m.name && r.state == "ready")
+                .count() as i64;
+            let ready_during_move = m.ready - ready_here;
+            (ready_here > 0 && ready_during_move < m.min).then(|| AtRisk {
+                model: m.name.clone(),
+                ready: m.ready,
+                min: m.min,
+                ready_during_move,
+            })
+        })
+        .collect();
+    DrainPreview {
+        replicas: moving,
+        at_risk,
+    }
+}
+
+/// One reason and the nodes it hit, counted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReasonGroup {
+    pub reason: String,
+    pub count: usize,
+    /// Nodes named by the rejections with this reason (pool-level ones name
+    /// none), in order of first appearance.
+    pub nodes: Vec<String>,
+}
+
+pub fn group_by_reason(rejections: &[Rejection]) -> Vec<ReasonGroup> {
+    let mut groups: Vec<ReasonGroup> = Vec::new();
+    for r in rejections {
+        let group = match groups.iter_mut().position(|g| g.reason == r.reason) {
+            Some(i) => &mut groups[i],
+            None => {
+                groups.push(ReasonGroup {
+                    reason: r.reason.clone(),
+                    count: 0,
+                    nodes: Vec::new(),
+                });
+                groups.last_mut().expect("just pushed")
+            }
+        };
+        group.count += 1;
+        if !r.node.is_empty() && !group.nodes.contains(&r.node) {
+            group.nodes.push(r.node.clone());
+        }
+    }
+    groups.sort_by(|a, b| b.count.cmp(&a.count));
+    groups
+}
+
+/// One node and every reason it failed. Rejections that name no node are
+/// grouped under their pool, or under the profile when they name no pool.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeGroup {
+    /// Empty for rejections that name no node.
+    pub node: String,
+    pub label: String,
+    pub rejections: Vec<Rejection>,
+}
+
+pub fn group_by_node(rejections: &[Rejection]) -> Vec<NodeGroup> {
+    let mut groups: Vec<NodeGroup> = Vec::new();
+    for r in rejections {
+        let label = if !r.node.is_empty() {
+            r.node.clone()
+        } else if !r.pool.is_empty() {
+            format!("pool {}", r.pool)
+        } else {
+            format!("profile {}", r.profile)
+        };
+        match groups.iter_mut().find(|g| g.label == label) {
+            Some(g) => g.rejections.push(r.clone()),
+            None => groups.push(NodeGroup {
+                node: r.node.clone(),
+                label,
+                rejections: vec![r.clone()],
+            }),
+        }
+    }
+    groups
+}
+
+/// The cluster at a glance.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Overview {
+    pub nodes: usize,
+    pub nodes_by_state: BTreeMap<String, usize>,
+    pub gpu_free: i64,
+    pub gpu_total: i64,
+    pub unhealthy_gpus: usize,
+    pub nodes_with_unhealthy: usize,
+    pub models: usize,
+    pub models_by_status: BTreeMap<ModelStatus, usize>,
+    pub replicas: usize,
+    pub replicas_with_errors: usize,
+    pub orphan_nodes: usize,
+    pub orphan_files: usize,
+    pub reclaimable_bytes: i64,
+}
+
+/// Whether a replica or any of its shards reports an error.
+pub fn has_error(r: &ReplicaView) -> bool {
+    !r.err.is_empty() || r.shards.iter().any(|s| !s.err.is_empty())
+}
+
+pub fn overview(
+    nodes: &[NodeView],
+    models: &[ModelView],
+    replicas: &[ReplicaView],
+    orphans: &[OrphanView],
+) -> Overview {
+    let mut o = Overview {
+        nodes: nodes.len(),
+        models: models.len(),
+        replicas: replicas.len(),
+        ..Default::default()
+    };
+    for n in nodes {
+        *o.nodes_by_state.entry(n.state.clone()).or_default() += 1;
+        o.gpu_free += n.gpu_free;
+        o.gpu_total += n.gpu_total;
+        o.unhealthy_gpus += n.unhealthy.len();
+        o.nodes_with_unhealthy += usize::from(!n.unhealthy.is_empty());
+    }
+    for m in models {
+        *o.models_by_status.entry(ModelStatus::of(m)).or_default() += 1;
+    }
+    o.replicas_with_errors = replicas.iter().filter(|r| has_error(r)).count();
+    o.orphan_nodes = orphans.iter().filter(|w| !w.paths.is_empty()).count();
+    o.orphan_files = orphans.iter().map(|w| w.paths.len()).sum();
+    o.reclaimable_bytes = orphans.iter().map(|w| w.bytes.max(0)).sum();
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::admin_api::types::Shard;
+
+    fn replica(id: &str, model: &str, state: &str, nodes: &[&str]) -> ReplicaView {
+        ReplicaView {
+            id: id.into(),
+            model: model.into(),
+            state: state.into(),
+            shards: nodes
+                .iter()
+                .map(|n| Shard {
+                    node: (*n).into(),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    fn model(name: &str, ready: i64, min: i64) -> ModelView {
+        ModelView {
+            name: name.into(),
+            ready,
+            min,
+            total: ready,
+            ..Default::default()
+        }
+    }
+
+    fn rejection(pool: &str, node: &str, reason: &str) -> Rejection {
+        Rejection {
+            profile: "p".into(),
+            pool: pool.into(),
+            node: node.into(),
+            reason: reason.into(),
+        }
+    }
+
+    #[test]
+    fn a_drain_preview_lists_what_moves_and_who_dips_below_minimum() {
+        let replicas = vec![
+            replica("r1", "big", "ready", &["a", "b"]),
+            replica("r2", "big", "ready", &["c"]),
+            replica("r3", "small", "ready", &["a"]),
+            replica("r4", "small", "ready", &["d"]),
+            replica("r5", "small", "ready", &["e"]),
+        ];
+        let models = vec![model("big", 2, 2), model("small", 3, 2)];
+        let p = drain_preview("a", &models, &replicas);
+        let ids: Vec<&str> = p.replicas.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["r1", "r3"]);
+        assert_eq!(
+            p.at_risk,
+            vec![AtRisk {
+                model: "big".into(),
+                ready: 2,
+                min: 2,
+                ready_during_move: 1
+            }]
+        );
+        assert_eq!(drain_preview("zzz", &models, &replicas), DrainPreview::default());
+    }
+
+    #[test]
+    fn rejections_group_by_reason_with_counted_nodes() {
+        let rs = vec![
+            rejection("h", "n1", "cordoned"),
+            rejection("h", "n2", "no room"),
+            rejection("h", "n3", "no room"),
+            rejection("h", "n3", "no room"),
+            rejection("a", "", "wrong class"),
+        ];
+        let g = group_by_reason(&rs);
+        assert_eq!(g[0].reason, "no room");
+        assert_eq!(g[0].count, 3);
+        assert_eq!(g[0].nodes, ["n2", "n3"]);
+        assert_eq!(g.len(), 3);
+        assert!(g.iter().any(|x| x.reason == "wrong class" && x.nodes.is_empty()));
+    }
+
+    #[test]
+    fn rejections_group_by_node_and_pool_when_no_node() {
+        let rs = vec![
+            rejection("h", "n1", "cordoned"),
+            rejection("h", "n1", "disk"),
+            rejection("a", "", "wrong class"),
+            rejection("", "", "no pool fits"),
+        ];
+        let g = group_by_node(&rs);
+        let labels: Vec<&str> = g.iter().map(|x| x.label.as_str()).collect();
+        assert_eq!(labels, ["n1", "pool a", "profile p"]);
+        assert_eq!(g[0].rejections.len(), 2);
+    }
+
+    #[test]
+    fn the_overview_counts_what_each_list_says() {
+        let nodes = vec![
+            NodeView {
+                state: "ready".into(),
+                gpu_free: 2,
+                gpu_total: 8,
+                unhealthy: vec!["GPU 1: x".into()],
+                ..Default::default()
+            },
+            NodeView {
+                state: "cordoned".into(),
+                gpu_free: 8,
+                gpu_total: 8,
+                ..Default::default()
+            },
+        ];
+        let models = vec![model("a", 1, 1), model("b", 0, 0)];
+        let mut broken = replica("r1", "a", "ready", &["x"]);
+        broken.shards[0].err = "oom".into();
+        let orphans = vec![OrphanView {
+            node: "x".into(),
+            paths: vec!["p1".into(), "p2".into()],
+            bytes: 10,
+        }];
+        let o = overview(&nodes, &models, &[broken], &orphans);
+        assert_eq!((o.gpu_free, o.gpu_total), (10, 16));
+        assert_eq!(o.nodes_by_state["cordoned"], 1);
+        assert_eq!(o.unhealthy_gpus, 1);
+        assert_eq!(o.models_by_status[&ModelStatus::Stopped], 1);
+        assert_eq!(o.replicas_with_errors, 1);
+        assert_eq!((o.orphan_files, o.reclaimable_bytes), (2, 10));
+    }
+}

@@ -1,0 +1,50 @@
+//! The lists most pages read: models, replicas, and everything at once for
+//! the overview.
+
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::admin_api::types::{ModelView, NodeView, OrphanView, ReplicaView};
+use crate::error::ConsoleError;
+
+/// All four lists, fetched together for the overview.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterSnapshot {
+    pub nodes: Vec<NodeView>,
+    pub models: Vec<ModelView>,
+    pub replicas: Vec<ReplicaView>,
+    pub orphans: Vec<OrphanView>,
+}
+
+#[server(endpoint = "/list_models")]
+pub async fn list_models() -> Result<Vec<ModelView>, ConsoleError> {
+    let cx = crate::context::ConsoleContext::current()?;
+    Ok(cx.admin_api.list_models(&cx.actor()).await?)
+}
+
+/// Every replica, or one model's (`model` empty means every model).
+#[server(endpoint = "/list_replicas")]
+pub async fn list_replicas(model: String) -> Result<Vec<ReplicaView>, ConsoleError> {
+    let cx = crate::context::ConsoleContext::current()?;
+    let model = Some(model.as_str()).filter(|m| !m.is_empty());
+    Ok(cx.admin_api.list_replicas(&cx.actor(), model).await?)
+}
+
+#[server(endpoint = "/cluster_overview")]
+pub async fn cluster_overview() -> Result<ClusterSnapshot, ConsoleError> {
+    let cx = crate::context::ConsoleContext::current()?;
+    let actor = cx.actor();
+    let api = &cx.admin_api;
+    let (nodes, models, replicas, orphans) = tokio::join!(
+        api.list_nodes(&actor),
+        api.list_models(&actor),
+        api.list_replicas(&actor, None),
+        api.list_orphans(&actor),
+    );
+    Ok(ClusterSnapshot {
+        nodes: nodes?,
+        models: models?,
+        replicas: replicas?,
+        orphans: orphans?,
+    })
+}

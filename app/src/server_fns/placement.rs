@@ -1,0 +1,39 @@
+//! The explain-placement page's data: the explanation joined with the model,
+//! its replicas, and the live state of every node.
+
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::admin_api::types::{ExplainView, ModelView, NodeView, ReplicaView};
+use crate::error::ConsoleError;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlacementReport {
+    pub explain: ExplainView,
+    /// `None` when the catalog no longer lists the model.
+    pub model: Option<ModelView>,
+    pub replicas: Vec<ReplicaView>,
+    pub nodes: Vec<NodeView>,
+}
+
+#[server(endpoint = "/explain_placement")]
+pub async fn explain_placement(model: String) -> Result<PlacementReport, ConsoleError> {
+    if model.trim().is_empty() {
+        return Err(ConsoleError::BadRequest("a model name is required".into()));
+    }
+    let cx = crate::context::ConsoleContext::current()?;
+    let actor = cx.actor();
+    let api = &cx.admin_api;
+    let (explain, models, replicas, nodes) = tokio::join!(
+        api.explain_placement(&actor, &model),
+        api.list_models(&actor),
+        api.list_replicas(&actor, Some(&model)),
+        api.list_nodes(&actor),
+    );
+    Ok(PlacementReport {
+        explain: explain?,
+        model: models?.into_iter().find(|m| m.name == model),
+        replicas: replicas?,
+        nodes: nodes?,
+    })
+}
