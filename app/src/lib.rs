@@ -25,7 +25,9 @@ use leptos_router::{
     path,
 };
 
-use pages::{NodesPage, NotFound};
+use pages::{
+    ModelsPage, NodePage, NodesPage, NotFound, OverviewPage, PlacementPage, ReplicasPage, WeightsPage,
+};
 use ui_settings::UiSettings;
 
 /// The whole HTML document, rendered on the server only.
@@ -63,7 +65,11 @@ pub fn App() -> impl IntoView {
             <header class="top">
                 <a class="brand" href="/">"llmgw console"</a>
                 <nav>
+                    <A href="/" exact=true>"Overview"</A>
                     <A href="/nodes">"Nodes"</A>
+                    <A href="/models">"Models"</A>
+                    <A href="/replicas">"Replicas"</A>
+                    <A href="/weights">"Weights"</A>
                 </nav>
                 <span class="upstream" title="The llmgw admin API this console reads">
                     {ui.admin_api.clone()}
@@ -71,8 +77,13 @@ pub fn App() -> impl IntoView {
             </header>
             <main>
                 <Routes fallback=NotFound>
-                    <Route path=path!("/") view=NodesPage ssr=SsrMode::Async />
+                    <Route path=path!("/") view=OverviewPage ssr=SsrMode::Async />
                     <Route path=path!("/nodes") view=NodesPage ssr=SsrMode::Async />
+                    <Route path=path!("/nodes/:id") view=NodePage ssr=SsrMode::Async />
+                    <Route path=path!("/models") view=ModelsPage ssr=SsrMode::Async />
+                    <Route path=path!("/models/*rest") view=PlacementPage ssr=SsrMode::Async />
+                    <Route path=path!("/replicas") view=ReplicasPage ssr=SsrMode::Async />
+                    <Route path=path!("/weights") view=WeightsPage ssr=SsrMode::Async />
                 </Routes>
             </main>
         </Router>

@@ -10,9 +10,17 @@ use crate::error::ConsoleError;
 #[cfg(feature = "hydrate")]
 use crate::ui_settings::UiSettings;
 
-/// A counter that moves on every refresh period while the page is visible. A
-/// resource keyed on it is re-fetched each time; on the server it stays at 0.
-pub fn refresh_ticker() -> ReadSignal<u64> {
+/// What a page's resources are keyed on: a counter that moves on every
+/// refresh period while the page is visible, and the receipt of the last
+/// action, so that the views an action affected re-fetch as soon as it is done.
+pub fn refresh_ticker() -> Memo<(u64, String)> {
+    let tick = interval_ticker();
+    let params = leptos_router::hooks::use_query_map();
+    Memo::new(move |_| (tick.get(), params.with(|p| p.get("receipt").unwrap_or_default())))
+}
+
+/// On the server it stays at 0.
+fn interval_ticker() -> ReadSignal<u64> {
     let (tick, set_tick) = signal(0u64);
     #[cfg(feature = "hydrate")]
     {

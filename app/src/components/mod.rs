@@ -1,7 +1,15 @@
 //! Widgets shared by the pages.
 
+pub mod dialog;
 pub mod error_panel;
 pub mod live;
+pub mod node_actions;
+pub mod receipt;
+pub mod table;
 
+pub use dialog::{ConfirmDialog, CtlCommand};
 pub use error_panel::ErrorPanel;
 pub use live::{Live, refresh_ticker};
+pub use node_actions::{NodeActionDialog, NodeActions};
+pub use receipt::ReceiptBanner;
+pub use table::{FilterBar, SortHeader, SortKey, TableQuery, use_table_query};

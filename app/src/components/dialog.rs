@@ -1,0 +1,36 @@
+//! A confirmation dialog driven by the URL (`?confirm=...`), so it renders
+//! on the server as well: it opens from a link, with or without JavaScript,
+//! and closing it is a link back to the page without the parameter.
+
+use leptos::prelude::*;
+
+#[component]
+pub fn ConfirmDialog(
+    title: String,
+    /// Where "Cancel" goes: the same page without the dialog.
+    cancel_href: String,
+    children: Children,
+) -> impl IntoView {
+    view! {
+        <div class="dialog-backdrop">
+            <section class="dialog" role="dialog" aria-modal="true" aria-labelledby="dialog-title">
+                <h2 id="dialog-title">{title}</h2>
+                {children()}
+                <p class="dialog-cancel">
+                    <a href=cancel_href>"Cancel"</a>
+                </p>
+            </section>
+        </div>
+    }
+}
+
+/// The `llmgw ctl` command that does the same, for operators who want to
+/// know or script it.
+#[component]
+pub fn CtlCommand(command: String) -> impl IntoView {
+    view! {
+        <p class="ctl">
+            "Same as " <code>{command}</code>
+        </p>
+    }
+}

@@ -1,0 +1,198 @@
+//! Cordon, uncordon and drain: the buttons on a node's row and page, and the
+//! confirmation that cordon and drain ask for. The server re-checks all of it.
+
+use leptos::form::ActionForm;
+use leptos::prelude::*;
+use leptos_router::hooks::{use_location, use_query_map};
+
+use super::{ConfirmDialog, CtlCommand, ErrorPanel};
+use crate::admin_api::types::{NodeView, TargetState};
+use crate::present;
+use crate::server_fns::nodes::{SetNodeState, inspect_node};
+use crate::ui_settings::UiSettings;
+
+/// The current page's path and query, minus one-shot parameters: where an
+/// action returns to, and what "Cancel" goes back to.
+fn here_without_dialog() -> String {
+    let location = use_location();
+    let path = location.pathname.get_untracked();
+    let params = use_query_map().get_untracked();
+    let kept: Vec<(String, String)> = params
+        .into_iter()
+        .filter(|(k, _)| !matches!(k.as_ref(), "confirm" | "node" | "receipt"))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    if kept.is_empty() {
+        path
+    } else {
+        format!("{path}?{}", super::table::encode_query(&kept))
+    }
+}
+
+fn dialog_href(action: &str, node: &str) -> String {
+    let back = here_without_dialog();
+    let separator = if back.contains('?') { '&' } else { '?' };
+    format!(
+        "{back}{separator}confirm={action}&node={}",
+        super::table::encode_component(node)
+    )
+}
+
+/// The buttons for one node. Hidden on a read-only console (the server
+/// refuses the change there anyway).
+#[component]
+pub fn NodeActions(node: NodeView) -> impl IntoView {
+    let read_only = use_context::<UiSettings>().unwrap_or_default().read_only;
+    if read_only {
+        return ().into_any();
+    }
+    let action = ServerAction::<SetNodeState>::new();
+    let back = here_without_dialog();
+    let id = node.id.clone();
+    let cordoned = node.state == "cordoned" || node.state == "draining";
+    let drain = (node.state != "draining").then(|| {
+        view! {
+            <a class="button" href=dialog_href("drain", &id) aria-label=format!("Drain {id}")>
+                "Drain"
+            </a>
+        }
+    });
+    view! {
+        <div class="node-actions">
+            {if cordoned {
+                view! {
+                    <ActionForm action attr:class="inline">
+                        <input type="hidden" name="node" value=id.clone() />
+                        <input type="hidden" name="state" value="ready" />
+                        <input type="hidden" name="back" value=back.clone() />
+                        <button type="submit" aria-label=format!("Uncordon {id}")>"Uncordon"</button>
+                    </ActionForm>
+                }
+                    .into_any()
+            } else {
+                view! {
+                    <a class="button" href=dialog_href("cordon", &id) aria-label=format!("Cordon {id}")>
+                        "Cordon"
+                    </a>
+                }
+                    .into_any()
+            }}
+            {drain}
+        </div>
+    }
+    .into_any()
+}
+
+/// The confirmation for `?confirm=cordon|drain&node=ID`, with a drain's
+/// preview: the replicas that will move and the models that dip below their
+/// minimum while they do.
+#[component]
+pub fn NodeActionDialog() -> impl IntoView {
+    let params = use_query_map();
+    let request = Memo::new(move |_| {
+        params.with(|p| {
+            let state = match p.get("confirm").as_deref() {
+                Some("cordon") => Some(TargetState::Cordoned),
+                Some("drain") => Some(TargetState::Draining),
+                _ => None,
+            };
+            state.zip(p.get("node").filter(|n| !n.is_empty()))
+        })
+    });
+    move || {
+        request.get().map(|(state, node)| {
+            view! { <NodeActionConfirm state node /> }
+        })
+    }
+}
+
+#[component]
+fn NodeActionConfirm(state: TargetState, node: String) -> impl IntoView {
+    let action = ServerAction::<SetNodeState>::new();
+    let back = here_without_dialog();
+    let (verb, ctl) = match state {
+        TargetState::Draining => ("Drain", "drain"),
+        _ => ("Cordon", "cordon"),
+    };
+    let explanation = match state {
+        TargetState::Draining => {
+            "New work stops going to this node and its replicas move elsewhere, one at a \
+             time; each replacement comes up before the original stops."
+        }
+        _ => "New work stops going to this node. What runs there keeps running.",
+    };
+    let preview = {
+        let node = node.clone();
+        Resource::new(|| (), move |_| inspect_node(node.clone()))
+    };
+    view! {
+        <ConfirmDialog title=format!("{verb} {node}?") cancel_href=back.clone()>
+            <p>{explanation}</p>
+            {(state == TargetState::Draining)
+                .then(|| {
+                    view! {
+                        <Suspense fallback=|| view! { <p class="loading">"Working out what would move…"</p> }>
+                            {move || Suspend::new(async move {
+                                match preview.await {
+                                    Ok(report) => view! { <DrainPreviewView report=report.drain /> }.into_any(),
+                                    Err(error) => view! { <ErrorPanel error /> }.into_any(),
+                                }
+                            })}
+                        </Suspense>
+                    }
+                })}
+            <CtlCommand command=format!("llmgw ctl {ctl} {node}") />
+            <ActionForm action attr:class="confirm-form">
+                <input type="hidden" name="node" value=node.clone() />
+                <input type="hidden" name="state" value=state.as_str() />
+                <input type="hidden" name="confirm" value="yes" />
+                <input type="hidden" name="back" value=back />
+                <button type="submit" class="danger">{format!("{verb} {node}")}</button>
+            </ActionForm>
+        </ConfirmDialog>
+    }
+}
+
+#[component]
+fn DrainPreviewView(report: crate::derive::DrainPreview) -> impl IntoView {
+    let moving = report.replicas.len();
+    view! {
+        <div class="drain-preview">
+            <h3>{present::count(moving, "replica moves", "replicas move")}</h3>
+            {(moving > 0)
+                .then(|| {
+                    view! {
+                        <ul class="moving">
+                            {report
+                                .replicas
+                                .into_iter()
+                                .map(|r| view! { <li><code>{r.id}</code> " " {r.model} " (" {r.state} ")"</li> })
+                                .collect_view()}
+                        </ul>
+                    }
+                })}
+            {if report.at_risk.is_empty() {
+                view! { <p class="ok">"No model drops below its minimum while they move."</p> }.into_any()
+            } else {
+                view! {
+                    <p class="warn">"These models drop below their minimum while their replicas move:"</p>
+                    <ul class="at-risk">
+                        {report
+                            .at_risk
+                            .into_iter()
+                            .map(|m| {
+                                view! {
+                                    <li>
+                                        <strong>{m.model}</strong>
+                                        {format!(": {} ready of {} wanted, {} while moving", m.ready, m.min, m.ready_during_move)}
+                                    </li>
+                                }
+                            })
+                            .collect_view()}
+                    </ul>
+                }
+                    .into_any()
+            }}
+        </div>
+    }
+}

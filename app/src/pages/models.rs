@@ -1,0 +1,136 @@
+//! `/models`: the catalog in the CLI's columns and the four statuses in its
+//! words, each pointing at what to do next.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+use super::placement::placement_href;
+use crate::admin_api::types::ModelView;
+use crate::components::{
+    FilterBar, Live, SortHeader, SortKey, TableQuery, refresh_ticker, use_table_query,
+};
+use crate::present::{self, ModelStatus};
+use crate::server_fns::cluster::list_models;
+
+#[component]
+pub fn ModelsPage() -> impl IntoView {
+    let refresh = refresh_ticker();
+    let models = Resource::new(move || refresh.get(), |_| list_models());
+    view! {
+        <Title text="Models" />
+        <h1>"Models"</h1>
+        <Live resource=models render=render_models />
+    }
+}
+
+fn render_models(models: Vec<ModelView>) -> impl IntoView {
+    let query = use_table_query();
+    move || view! { <ModelsTable models=models.clone() query /> }
+}
+
+/// The `?status=` value for a status, as the overview links it.
+pub fn status_param(s: ModelStatus) -> String {
+    s.label().replace(' ', "-")
+}
+
+fn sort_key(m: &ModelView, column: &str) -> SortKey {
+    match column {
+        "serving" => SortKey::Num(-(i64::from(present::is_serving(m)))),
+        "replicas" => SortKey::Num(m.ready),
+        "status" => SortKey::Num(ModelStatus::of(m) as i64),
+        _ => SortKey::Text(m.name.clone()),
+    }
+}
+
+fn row_text(m: &ModelView) -> String {
+    format!(
+        "{} {} {} {} {}",
+        m.name,
+        ModelStatus::of(m).label(),
+        m.aliases.join(" "),
+        m.profiles.join(" "),
+        m.fallbacks.join(" ")
+    )
+}
+
+fn passes_facets(m: &ModelView, q: &TableQuery) -> bool {
+    q.rest.iter().all(|(k, v)| match k.as_str() {
+        "status" => status_param(ModelStatus::of(m)) == *v,
+        _ => true,
+    })
+}
+
+#[component]
+fn ModelsTable(models: Vec<ModelView>, query: Memo<TableQuery>) -> impl IntoView {
+    if models.is_empty() {
+        return view! { <p class="empty">"The catalog is empty: no model has been added."</p> }.into_any();
+    }
+    let q = query.get();
+    let total = models.len();
+    let models: Vec<ModelView> = models.into_iter().filter(|m| passes_facets(m, &q)).collect();
+    let shown = q.apply(models, row_text, sort_key);
+    let count = shown.len();
+    view! {
+        <FilterBar query shown=count total noun="models" />
+        {if count == 0 {
+            view! { <p class="empty">"No model matches this filter."</p> }.into_any()
+        } else {
+            view! {
+                <table class="data models">
+                    <thead>
+                        <tr>
+                            <SortHeader query column="model" label="Model" />
+                            <SortHeader query column="serving" label="Serving" />
+                            <SortHeader query column="replicas" label="Replicas" title="ready / minimum wanted" />
+                            <SortHeader query column="status" label="Status" />
+                            <th scope="col">"Aliases"</th>
+                            <th scope="col">"Profiles"</th>
+                            <th scope="col">"Fallbacks"</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {shown.into_iter().map(|m| view! { <ModelRow model=m /> }).collect_view()}
+                    </tbody>
+                </table>
+            }
+                .into_any()
+        }}
+    }
+    .into_any()
+}
+
+#[component]
+fn ModelRow(model: ModelView) -> impl IntoView {
+    let status = ModelStatus::of(&model);
+    let href = placement_href(&model.name);
+    view! {
+        <tr data-model=model.name.clone()>
+            <th scope="row" class="id">
+                <a href=href.clone()>{model.name.clone()}</a>
+            </th>
+            <td>{if present::is_serving(&model) { "yes" } else { "no" }}</td>
+            <td class="num">
+                <a href=format!("/replicas?model={}", crate::components::table::encode_component(&model.name))>
+                    {format!("{}/{}", model.ready, model.min)}
+                </a>
+            </td>
+            <td>
+                <StatusBadge status />
+                {match status {
+                    ModelStatus::NotPlaced => view! { " " <a class="next-step" href=href>"why?"</a> }.into_any(),
+                    ModelStatus::Starting => view! { " " <span class="next-step">"wait"</span> }.into_any(),
+                    _ => ().into_any(),
+                }}
+            </td>
+            <td>{present::list_or_dash(&model.aliases)}</td>
+            <td>{present::list_or_dash(&model.profiles)}</td>
+            <td>{present::list_or_dash(&model.fallbacks)}</td>
+        </tr>
+    }
+}
+
+#[component]
+pub fn StatusBadge(status: ModelStatus) -> impl IntoView {
+    let class = format!("state status-{}", status_param(status));
+    view! { <span class=class>{status.label()}</span> }
+}

@@ -1,0 +1,89 @@
+//! `/`: the cluster at a glance. Every figure links to the list behind it.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+use super::models::{StatusBadge, status_param};
+use super::nodes::NodesTable;
+use crate::components::{Live, ReceiptBanner, NodeActionDialog, refresh_ticker, use_table_query};
+use crate::derive::overview;
+use crate::present::{self, ModelStatus, file_size};
+use crate::server_fns::cluster::{ClusterSnapshot, cluster_overview};
+
+#[component]
+pub fn OverviewPage() -> impl IntoView {
+    let refresh = refresh_ticker();
+    let snapshot = Resource::new(move || refresh.get(), |_| cluster_overview());
+    view! {
+        <Title text="Overview" />
+        <h1>"Cluster overview"</h1>
+        <ReceiptBanner />
+        <NodeActionDialog />
+        <Live resource=snapshot render=render_overview />
+    }
+}
+
+fn render_overview(snapshot: ClusterSnapshot) -> impl IntoView {
+    let query = use_table_query();
+    let o = overview(&snapshot.nodes, &snapshot.models, &snapshot.replicas, &snapshot.orphans);
+    let nodes = snapshot.nodes;
+    view! {
+        <div class="cards">
+            <section class="card">
+                <h2><a href="/nodes">{present::count(o.nodes, "node", "nodes")}</a></h2>
+                <ul>
+                    {o.nodes_by_state
+                        .iter()
+                        .map(|(state, n)| view! {
+                            <li><a href=format!("/nodes?state={state}")>{format!("{n} {state}")}</a></li>
+                        })
+                        .collect_view()}
+                </ul>
+            </section>
+            <section class="card">
+                <h2><a href="/nodes?sort=gpus&desc=1">{format!("{} of {} GPUs free", o.gpu_free, o.gpu_total)}</a></h2>
+                <p>
+                    <a href="/nodes?unhealthy=1" class:warn={o.unhealthy_gpus > 0}>
+                        {format!("{} unhealthy, on {}", o.unhealthy_gpus, present::count(o.nodes_with_unhealthy, "node", "nodes"))}
+                    </a>
+                </p>
+            </section>
+            <section class="card">
+                <h2><a href="/models">{present::count(o.models, "model", "models")}</a></h2>
+                <ul>
+                    {ModelStatus::ALL
+                        .into_iter()
+                        .map(|s| {
+                            let n = o.models_by_status.get(&s).copied().unwrap_or(0);
+                            view! {
+                                <li>
+                                    <a href=format!("/models?status={}", status_param(s))>
+                                        {n} " " <StatusBadge status=s />
+                                    </a>
+                                </li>
+                            }
+                        })
+                        .collect_view()}
+                </ul>
+            </section>
+            <section class="card">
+                <h2><a href="/replicas">{present::count(o.replicas, "replica", "replicas")}</a></h2>
+                <p>
+                    <a href="/replicas?errors=1" class:warn={o.replicas_with_errors > 0}>
+                        {format!("{} with errors", o.replicas_with_errors)}
+                    </a>
+                </p>
+            </section>
+            <section class="card">
+                <h2><a href="/weights">{format!("{} reclaimable", file_size(o.reclaimable_bytes))}</a></h2>
+                <p>
+                    <a href="/weights">
+                        {format!("{} on {}", present::count(o.orphan_files, "orphaned file", "orphaned files"), present::count(o.orphan_nodes, "node", "nodes"))}
+                    </a>
+                </p>
+            </section>
+        </div>
+        <h2>"Nodes"</h2>
+        {move || view! { <NodesTable nodes=nodes.clone() query /> }}
+    }
+}

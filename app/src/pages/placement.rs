@@ -1,0 +1,361 @@
+//! `/models/{name}/placement`: why a model is or is not placed, joined with
+//! the live state of every node that turned it down. The page people paste
+//! into a chat: the grouping (`?group=`) and filter (`?q=`) are in the URL,
+//! and it reads fully with JavaScript off.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+
+use super::models::StatusBadge;
+use super::nodes::{StateBadge, node_href};
+use crate::admin_api::types::{ExplainView, NodeView, Rejection};
+use crate::components::table::{decode_component, encode_component, encode_query};
+use crate::components::{FilterBar, Live, TableQuery, refresh_ticker, use_table_query};
+use crate::derive::{group_by_node, group_by_reason};
+use crate::present::{self, ModelStatus};
+use crate::server_fns::placement::{PlacementReport, explain_placement};
+
+/// The page's address for `model`. Each part of the name is encoded, so
+/// `/`, `:`, `.` and spaces all survive being pasted around.
+pub fn placement_href(model: &str) -> String {
+    format!("/models/{}/placement", encode_component(model))
+}
+
+/// The model named by a `/models/*rest` path, or `None` when the path is not
+/// a placement page. Both the encoded form (`meta-llama%2FLlama...`) and a
+/// hand-typed one with a bare `/` name the same model.
+pub fn model_from_path(rest: &str) -> Option<String> {
+    let name = rest.strip_suffix("/placement")?;
+    let name = decode_component(name);
+    (!name.is_empty()).then_some(name)
+}
+
+/// What the explanation says, told apart in plain words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Situation {
+    PlacedCleanly,
+    PlacedWithRejections,
+    NotPlaced,
+    NotAttempted,
+}
+
+impl Situation {
+    pub fn of(e: &ExplainView) -> Self {
+        match (e.placed, e.rejections.is_empty()) {
+            (true, true) => Self::PlacedCleanly,
+            (true, false) => Self::PlacedWithRejections,
+            (false, false) => Self::NotPlaced,
+            (false, true) => Self::NotAttempted,
+        }
+    }
+
+    pub fn sentence(self) -> &'static str {
+        match self {
+            Self::PlacedCleanly => "Placed. No candidate was turned down.",
+            Self::PlacedWithRejections => {
+                "Placed. Some candidates were turned down on the way; they are listed below."
+            }
+            Self::NotPlaced => "Not placed. Every candidate was turned down, for the reasons below.",
+            Self::NotAttempted => {
+                "Not placed, and no placement has been attempted for it yet: nothing was turned down."
+            }
+        }
+    }
+}
+
+/// How the rejections are laid out (`?group=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Grouping {
+    Table,
+    Reason,
+    Node,
+}
+
+impl Grouping {
+    fn from_query(q: &TableQuery) -> Self {
+        match q.rest.iter().find(|(k, _)| k == "group").map(|(_, v)| v.as_str()) {
+            Some("reason") => Self::Reason,
+            Some("node") => Self::Node,
+            _ => Self::Table,
+        }
+    }
+
+    fn param(self) -> &'static str {
+        match self {
+            Self::Table => "table",
+            Self::Reason => "reason",
+            Self::Node => "node",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Self::Table => "Every rejection",
+            Self::Reason => "By reason",
+            Self::Node => "By node",
+        }
+    }
+}
+
+#[component]
+pub fn PlacementPage() -> impl IntoView {
+    let params = use_params_map();
+    let model = Memo::new(move |_| params.with(|p| model_from_path(&p.get("rest").unwrap_or_default())));
+    move || match model.get() {
+        Some(name) => view! { <Placement name /> }.into_any(),
+        None => view! { <super::NotFound /> }.into_any(),
+    }
+}
+
+#[component]
+fn Placement(name: String) -> impl IntoView {
+    let refresh = refresh_ticker();
+    let report = {
+        let name = name.clone();
+        Resource::new(move || refresh.get(), move |_| explain_placement(name.clone()))
+    };
+    view! {
+        <Title text=format!("{name}: placement") />
+        <p class="crumbs"><a href="/models">"Models"</a> " / "</p>
+        <h1 class="id">{name.clone()}</h1>
+        <Live resource=report render=render_report />
+    }
+}
+
+fn render_report(report: PlacementReport) -> impl IntoView {
+    let query = use_table_query();
+    move || view! { <Report report=report.clone() query /> }
+}
+
+#[component]
+fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
+    let situation = Situation::of(&report.explain);
+    let q = query.get();
+    let grouping = Grouping::from_query(&q);
+    let total = report.explain.rejections.len();
+    let shown: Vec<Rejection> = report
+        .explain
+        .rejections
+        .iter()
+        .filter(|r| q.matches(&format!("{} {} {} {}", r.profile, r.pool, r.node, r.reason)))
+        .cloned()
+        .collect();
+    let nodes = report.nodes.clone();
+    let name = report.explain.model.clone();
+    view! {
+        <section class="situation" data-situation=format!("{situation:?}")>
+            <p class="verdict" class:bad={situation == Situation::NotPlaced}>{situation.sentence()}</p>
+            {match &report.model {
+                Some(m) => {
+                    let status = ModelStatus::of(m);
+                    view! {
+                        <p class="model-line">
+                            <StatusBadge status />
+                            {format!(" {} of {} wanted replicas ready, {} in all. ", m.ready, m.min, m.total)}
+                            <a href=format!("/replicas?model={}", encode_component(&name))>
+                                {present::count(report.replicas.len(), "replica", "replicas")}
+                            </a>
+                            {(!m.profiles.is_empty()).then(|| format!(" · profiles: {}", m.profiles.join(", ")))}
+                        </p>
+                    }
+                        .into_any()
+                }
+                None => view! { <p class="warn">"The catalog does not list this model (any more)."</p> }.into_any(),
+            }}
+        </section>
+        {(total > 0)
+            .then(move || {
+                view! {
+                    <nav class="grouping" aria-label="Group the rejections">
+                        {[Grouping::Table, Grouping::Reason, Grouping::Node]
+                            .into_iter()
+                            .map(|g| {
+                                let href = grouping_href(&q, g);
+                                let current = (g == grouping).then_some("page");
+                                view! { <a href=href aria-current=current>{g.label()}</a> }
+                            })
+                            .collect_view()}
+                    </nav>
+                    <FilterBar query shown=shown.len() total noun="rejections" />
+                    {if shown.is_empty() {
+                        view! { <p class="empty">"No rejection matches this filter."</p> }.into_any()
+                    } else {
+                        match grouping {
+                            Grouping::Table => view! { <RejectionTable rejections=shown nodes /> }.into_any(),
+                            Grouping::Reason => view! { <ByReason rejections=shown nodes /> }.into_any(),
+                            Grouping::Node => view! { <ByNode rejections=shown nodes /> }.into_any(),
+                        }
+                    }}
+                }
+            })}
+    }
+}
+
+fn grouping_href(q: &TableQuery, g: Grouping) -> String {
+    let mut pairs: Vec<(String, String)> = q.rest.iter().filter(|(k, _)| k != "group").cloned().collect();
+    pairs.push(("group".into(), g.param().into()));
+    if !q.q.is_empty() {
+        pairs.push(("q".into(), q.q.clone()));
+    }
+    format!("?{}", encode_query(&pairs))
+}
+
+/// A rejected node as it is now: its state and capacity beside the reason,
+/// since the reason may no longer hold.
+#[component]
+fn LiveNode(node: String, nodes: Vec<NodeView>) -> impl IntoView {
+    if node.is_empty() {
+        return view! { <span class="muted">"-"</span> }.into_any();
+    }
+    let live = nodes.into_iter().find(|n| n.id == node);
+    view! {
+        <span class="live-node">
+            <a class="id" href=node_href(&node)>{node.clone()}</a>
+            {match live {
+                Some(n) => view! {
+                    " " <StateBadge state=n.state.clone() />
+                    <span class="capacity">
+                        {format!(" {} · disk {}", present::gpus(&n), present::disk(n.disk_free_gb, n.disk_total_gb))}
+                        {(!n.unhealthy.is_empty()).then(|| format!(" · {} unhealthy GPU(s)", n.unhealthy.len()))}
+                    </span>
+                }
+                    .into_any(),
+                None => view! { " " <span class="muted">"(no longer listed)"</span> }.into_any(),
+            }}
+        </span>
+    }
+    .into_any()
+}
+
+#[component]
+fn RejectionTable(rejections: Vec<Rejection>, nodes: Vec<NodeView>) -> impl IntoView {
+    view! {
+        <table class="data rejections">
+            <thead>
+                <tr>
+                    <th scope="col">"Profile"</th>
+                    <th scope="col">"Pool"</th>
+                    <th scope="col">"Node, as it is now"</th>
+                    <th scope="col">"Reason"</th>
+                </tr>
+            </thead>
+            <tbody>
+                {rejections
+                    .into_iter()
+                    .map(|r| {
+                        view! {
+                            <tr>
+                                <td>{r.profile}</td>
+                                <td>{present::or_dash(&r.pool)}</td>
+                                <td><LiveNode node=r.node nodes=nodes.clone() /></td>
+                                <td class="reason">{r.reason}</td>
+                            </tr>
+                        }
+                    })
+                    .collect_view()}
+            </tbody>
+        </table>
+    }
+}
+
+#[component]
+fn ByReason(rejections: Vec<Rejection>, nodes: Vec<NodeView>) -> impl IntoView {
+    view! {
+        <div class="groups by-reason">
+            {group_by_reason(&rejections)
+                .into_iter()
+                .map(|g| {
+                    view! {
+                        <section class="group">
+                            <h3>
+                                <span class="reason">{g.reason}</span>
+                                <span class="group-count">{format!(" ×{}", g.count)}</span>
+                            </h3>
+                            {if g.nodes.is_empty() {
+                                view! { <p class="muted">"Names no node (a pool or profile as a whole)."</p> }.into_any()
+                            } else {
+                                view! {
+                                    <ul>
+                                        {g.nodes
+                                            .into_iter()
+                                            .map(|n| view! { <li><LiveNode node=n nodes=nodes.clone() /></li> })
+                                            .collect_view()}
+                                    </ul>
+                                }
+                                    .into_any()
+                            }}
+                        </section>
+                    }
+                })
+                .collect_view()}
+        </div>
+    }
+}
+
+#[component]
+fn ByNode(rejections: Vec<Rejection>, nodes: Vec<NodeView>) -> impl IntoView {
+    view! {
+        <div class="groups by-node">
+            {group_by_node(&rejections)
+                .into_iter()
+                .map(|g| {
+                    let heading = if g.node.is_empty() {
+                        view! { <span>{g.label}</span> }.into_any()
+                    } else {
+                        view! { <LiveNode node=g.node nodes=nodes.clone() /> }.into_any()
+                    };
+                    view! {
+                        <section class="group">
+                            <h3>{heading}</h3>
+                            <ul>
+                                {g.rejections
+                                    .into_iter()
+                                    .map(|r| {
+                                        view! {
+                                            <li>
+                                                <span class="reason">{r.reason}</span>
+                                                <span class="muted">{format!(" (profile {}, pool {})", r.profile, present::or_dash(&r.pool))}</span>
+                                            </li>
+                                        }
+                                    })
+                                    .collect_view()}
+                            </ul>
+                        </section>
+                    }
+                })
+                .collect_view()}
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_placement_path_names_its_model_in_either_form() {
+        assert_eq!(
+            model_from_path("meta-llama%2FLlama-3.1-70B-Instruct/placement").as_deref(),
+            Some("meta-llama/Llama-3.1-70B-Instruct")
+        );
+        assert_eq!(
+            model_from_path("meta-llama/Llama-3.1-70B-Instruct/placement").as_deref(),
+            Some("meta-llama/Llama-3.1-70B-Instruct")
+        );
+        assert_eq!(model_from_path("acme%2Fsupport%20bot%3Av2/placement").as_deref(), Some("acme/support bot:v2"));
+        assert_eq!(model_from_path("qwen2.5:7b"), None);
+        assert_eq!(model_from_path("/placement"), None);
+        assert_eq!(placement_href("qwen2.5:7b"), "/models/qwen2.5%3A7b/placement");
+    }
+
+    #[test]
+    fn the_four_situations_are_told_apart() {
+        let r = vec![Rejection::default()];
+        let e = |placed, rejections: Vec<Rejection>| ExplainView { model: "m".into(), placed, rejections };
+        assert_eq!(Situation::of(&e(true, vec![])), Situation::PlacedCleanly);
+        assert_eq!(Situation::of(&e(true, r.clone())), Situation::PlacedWithRejections);
+        assert_eq!(Situation::of(&e(false, r)), Situation::NotPlaced);
+        assert_eq!(Situation::of(&e(false, vec![])), Situation::NotAttempted);
+    }
+}

@@ -1,0 +1,157 @@
+//! `/replicas` (`?model=` for one model's): every column of the CLI, with
+//! errors on the row they belong to.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
+
+use super::nodes::node_href;
+use super::placement::placement_href;
+use crate::admin_api::types::ReplicaView;
+use crate::components::{
+    FilterBar, Live, SortHeader, SortKey, TableQuery, refresh_ticker, use_table_query,
+};
+use crate::derive::has_error;
+use crate::present;
+use crate::server_fns::cluster::list_replicas;
+
+#[component]
+pub fn ReplicasPage() -> impl IntoView {
+    let params = use_query_map();
+    let model = Memo::new(move |_| params.with(|p| p.get("model").unwrap_or_default()));
+    let refresh = refresh_ticker();
+    let replicas = Resource::new(move || (model.get(), refresh.get()), |(m, _)| list_replicas(m));
+    view! {
+        <Title text="Replicas" />
+        <h1>
+            "Replicas"
+            {move || {
+                let m = model.get();
+                (!m.is_empty())
+                    .then(|| view! { " of " <a href=placement_href(&m)>{m.clone()}</a> })
+            }}
+        </h1>
+        <Live resource=replicas render=render_replicas />
+    }
+}
+
+fn render_replicas(replicas: Vec<ReplicaView>) -> impl IntoView {
+    let query = use_table_query();
+    move || view! { <ReplicasTable replicas=replicas.clone() query /> }
+}
+
+/// "gpu-a:[0 1 2 3], gpu-b:[0 1]", the way the CLI writes shards.
+fn shard_nodes(r: &ReplicaView) -> Vec<(String, String)> {
+    r.shards
+        .iter()
+        .map(|s| {
+            let gpus: Vec<String> = s.gpus.iter().map(i64::to_string).collect();
+            (s.node.clone(), format!("[{}]", gpus.join(" ")))
+        })
+        .collect()
+}
+
+fn sort_key(r: &ReplicaView, column: &str) -> SortKey {
+    match column {
+        "model" => SortKey::Text(r.model.clone()),
+        "state" => SortKey::Text(r.state.clone()),
+        "pool" => SortKey::Text(r.pool.clone()),
+        "age" => SortKey::Num(r.age_sec),
+        "idle" if r.idle_sec >= 0 => SortKey::Num(r.idle_sec),
+        "idle" => SortKey::Unknown,
+        _ => SortKey::Text(r.id.clone()),
+    }
+}
+
+fn row_text(r: &ReplicaView) -> String {
+    let nodes: Vec<&str> = r.shards.iter().map(|s| s.node.as_str()).collect();
+    format!("{} {} {} {} {} {} {}", r.id, r.model, r.state, r.pool, nodes.join(" "), r.endpoint, r.err)
+}
+
+fn passes_facets(r: &ReplicaView, q: &TableQuery) -> bool {
+    q.rest.iter().all(|(k, _)| match k.as_str() {
+        "errors" => has_error(r),
+        _ => true,
+    })
+}
+
+#[component]
+fn ReplicasTable(replicas: Vec<ReplicaView>, query: Memo<TableQuery>) -> impl IntoView {
+    if replicas.is_empty() {
+        return view! { <p class="empty">"No replicas are running."</p> }.into_any();
+    }
+    let q = query.get();
+    let total = replicas.len();
+    let replicas: Vec<ReplicaView> = replicas.into_iter().filter(|r| passes_facets(r, &q)).collect();
+    let shown = q.apply(replicas, row_text, sort_key);
+    let count = shown.len();
+    view! {
+        <FilterBar query shown=count total noun="replicas" />
+        {if count == 0 {
+            view! { <p class="empty">"No replica matches this filter."</p> }.into_any()
+        } else {
+            view! {
+                <table class="data replicas">
+                    <thead>
+                        <tr>
+                            <SortHeader query column="replica" label="Replica" />
+                            <SortHeader query column="model" label="Model" />
+                            <SortHeader query column="state" label="State" />
+                            <SortHeader query column="pool" label="Pool" />
+                            <th scope="col" title="node:[GPUs] for each shard">"Nodes"</th>
+                            <SortHeader query column="age" label="Age" />
+                            <SortHeader query column="idle" label="Idle" title="since last use; a dash when nothing has reported use yet" />
+                            <th scope="col">"Endpoint"</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {shown.into_iter().map(|r| view! { <ReplicaRow replica=r /> }).collect_view()}
+                    </tbody>
+                </table>
+            }
+                .into_any()
+        }}
+    }
+    .into_any()
+}
+
+#[component]
+fn ReplicaRow(replica: ReplicaView) -> impl IntoView {
+    let errors: Vec<String> = std::iter::once(replica.err.clone())
+        .filter(|e| !e.is_empty())
+        .chain(
+            replica
+                .shards
+                .iter()
+                .filter(|s| !s.err.is_empty())
+                .map(|s| format!("{} on {}: {}", s.id, s.node, s.err)),
+        )
+        .collect();
+    view! {
+        <tr data-replica=replica.id.clone() class:has-error=!errors.is_empty()>
+            <th scope="row" class="id">{replica.id.clone()}</th>
+            <td><a href=placement_href(&replica.model)>{replica.model.clone()}</a></td>
+            <td><span class=format!("state state-{}", replica.state)>{present::or_dash(&replica.state)}</span></td>
+            <td>{present::or_dash(&replica.pool)}</td>
+            <td class="shards">
+                {shard_nodes(&replica)
+                    .into_iter()
+                    .map(|(node, gpus)| view! { <span class="shard"><a href=node_href(&node)>{node.clone()}</a> ":" {gpus}</span> " " })
+                    .collect_view()}
+            </td>
+            <td class="num">{present::duration(replica.age_sec)}</td>
+            <td class="num">{present::idle(replica.idle_sec)}</td>
+            <td class="id">{present::or_dash(&replica.endpoint)}</td>
+        </tr>
+        {errors
+            .into_iter()
+            .map(|e| {
+                view! {
+                    <tr class="row-error">
+                        <td colspan="8"><span class="badge bad">"error"</span> " " {e}</td>
+                    </tr>
+                }
+            })
+            .collect_view()}
+    }
+}

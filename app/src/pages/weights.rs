@@ -1,0 +1,204 @@
+//! `/weights`: cached weights that no model in the catalog needs, per node,
+//! and their collection behind a confirmation the server enforces.
+
+use leptos::form::ActionForm;
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
+
+use super::nodes::node_href;
+use crate::admin_api::types::OrphanView;
+use crate::components::table::encode_component;
+use crate::components::{
+    ConfirmDialog, CtlCommand, ErrorPanel, FilterBar, Live, ReceiptBanner, SortHeader, SortKey,
+    TableQuery, refresh_ticker, use_table_query,
+};
+use crate::present::{self, file_size};
+use crate::server_fns::weights::{CollectPreview, CollectWeights, list_orphans, preview_collect};
+use crate::ui_settings::UiSettings;
+
+#[component]
+pub fn WeightsPage() -> impl IntoView {
+    let refresh = refresh_ticker();
+    let orphans = Resource::new(move || refresh.get(), |_| list_orphans());
+    view! {
+        <Title text="Orphaned weights" />
+        <h1>"Orphaned weights"</h1>
+        <p class="lede">
+            "Weights llmgw downloaded for models that are no longer in the catalog. "
+            "Files an operator put on a node are never listed, and each node checks every path "
+            "again before deleting it."
+        </p>
+        <ReceiptBanner />
+        <CollectDialog />
+        <Live resource=orphans render=render_orphans />
+    }
+}
+
+fn render_orphans(orphans: Vec<OrphanView>) -> impl IntoView {
+    let query = use_table_query();
+    move || view! { <OrphanTable orphans=orphans.clone() query /> }
+}
+
+fn collect_href(node: &str) -> String {
+    if node.is_empty() {
+        "/weights?confirm=collect".into()
+    } else {
+        format!("/weights?confirm=collect&node={}", encode_component(node))
+    }
+}
+
+fn sort_key(o: &OrphanView, column: &str) -> SortKey {
+    match column {
+        "files" => SortKey::Num(o.paths.len() as i64),
+        "bytes" if o.bytes > 0 => SortKey::Num(o.bytes),
+        "bytes" => SortKey::Unknown,
+        _ => SortKey::Text(o.node.clone()),
+    }
+}
+
+#[component]
+fn OrphanTable(orphans: Vec<OrphanView>, query: Memo<TableQuery>) -> impl IntoView {
+    let orphans: Vec<OrphanView> = orphans.into_iter().filter(|o| !o.paths.is_empty()).collect();
+    if orphans.is_empty() {
+        return view! {
+            <p class="empty">"Nothing to reclaim: every file llmgw fetched is still wanted by a model in the catalog."</p>
+        }
+        .into_any();
+    }
+    let read_only = use_context::<UiSettings>().unwrap_or_default().read_only;
+    let q = query.get();
+    let total = orphans.len();
+    let total_bytes: i64 = orphans.iter().map(|o| o.bytes.max(0)).sum();
+    let total_files: usize = orphans.iter().map(|o| o.paths.len()).sum();
+    let shown = q.apply(orphans, |o| format!("{} {}", o.node, o.paths.join(" ")), sort_key);
+    let count = shown.len();
+    view! {
+        <p class="total">
+            <strong>{file_size(total_bytes)}</strong>
+            {format!(" in {} on {} would be freed.", present::count(total_files, "file", "files"), present::count(total, "node", "nodes"))}
+            {(!read_only).then(|| view! { " " <a class="button danger" href=collect_href("")>"Collect on every node…"</a> })}
+        </p>
+        <FilterBar query shown=count total noun="nodes" />
+        <table class="data weights">
+            <thead>
+                <tr>
+                    <SortHeader query column="node" label="Node" />
+                    <SortHeader query column="files" label="Files" />
+                    <SortHeader query column="bytes" label="Would free" />
+                    <th scope="col">"Paths"</th>
+                    <th scope="col"><span class="visually-hidden">"Actions"</span></th>
+                </tr>
+            </thead>
+            <tbody>
+                {shown
+                    .into_iter()
+                    .map(|o| {
+                        view! {
+                            <tr data-node=o.node.clone()>
+                                <th scope="row" class="id"><a href=node_href(&o.node)>{o.node.clone()}</a></th>
+                                <td class="num">{o.paths.len()}</td>
+                                <td class="num">{file_size(o.bytes)}</td>
+                                <td class="paths">
+                                    <ul>{o.paths.iter().map(|p| view! { <li><code>{p.clone()}</code></li> }).collect_view()}</ul>
+                                </td>
+                                <td class="actions">
+                                    {(!read_only).then(|| view! {
+                                        <a class="button" href=collect_href(&o.node) aria-label=format!("Collect on {}", o.node)>"Collect…"</a>
+                                    })}
+                                </td>
+                            </tr>
+                        }
+                    })
+                    .collect_view()}
+            </tbody>
+        </table>
+    }
+    .into_any()
+}
+
+/// `?confirm=collect` (every node) or `?confirm=collect&node=ID`.
+#[component]
+fn CollectDialog() -> impl IntoView {
+    let params = use_query_map();
+    let scope = Memo::new(move |_| {
+        params.with(|p| (p.get("confirm").as_deref() == Some("collect")).then(|| p.get("node").unwrap_or_default()))
+    });
+    move || scope.get().map(|node| view! { <CollectConfirm node /> })
+}
+
+#[component]
+fn CollectConfirm(node: String) -> impl IntoView {
+    let preview = {
+        let node = node.clone();
+        Resource::new(|| (), move |_| preview_collect(node.clone()))
+    };
+    let title = if node.is_empty() {
+        "Collect orphaned weights on every node?".to_string()
+    } else {
+        format!("Collect orphaned weights on {node}?")
+    };
+    view! {
+        <ConfirmDialog title cancel_href="/weights".to_string()>
+            <Suspense fallback=|| view! { <p class="loading">"Listing exactly what would be asked for…"</p> }>
+                {move || Suspend::new(async move {
+                    match preview.await {
+                        Ok(p) => view! { <CollectPreviewView preview=p /> }.into_any(),
+                        Err(error) => view! { <ErrorPanel error /> }.into_any(),
+                    }
+                })}
+            </Suspense>
+        </ConfirmDialog>
+    }
+}
+
+#[component]
+fn CollectPreviewView(preview: CollectPreview) -> impl IntoView {
+    if preview.files == 0 {
+        return view! { <p class="empty">"Nothing to reclaim here."</p> }.into_any();
+    }
+    let action = ServerAction::<CollectWeights>::new();
+    let ctl = if preview.scope.is_empty() {
+        "llmgw ctl weights --collect".to_string()
+    } else {
+        format!("llmgw ctl weights --collect --node {}", preview.scope)
+    };
+    view! {
+        <p>
+            {format!(
+                "The console will ask {} to delete {}, {} in all. Each node checks every path again and may refuse.",
+                present::count(preview.orphans.len(), "node", "nodes"),
+                present::count(preview.files, "file", "files"),
+                file_size(preview.bytes)
+            )}
+        </p>
+        <ul class="collect-list">
+            {preview
+                .orphans
+                .iter()
+                .map(|o| {
+                    view! {
+                        <li>
+                            <strong>{o.node.clone()}</strong>
+                            {format!(": {}, {}", present::count(o.paths.len(), "file", "files"), file_size(o.bytes))}
+                            <ul>{o.paths.iter().map(|p| view! { <li><code>{p.clone()}</code></li> }).collect_view()}</ul>
+                        </li>
+                    }
+                })
+                .collect_view()}
+        </ul>
+        <CtlCommand command=ctl />
+        <p class="muted">
+            {format!("This confirmation is for exactly this list and expires in {} s.", preview.expires_in_seconds)}
+        </p>
+        <ActionForm action attr:class="confirm-form">
+            <input type="hidden" name="node" value=preview.scope.clone() />
+            <input type="hidden" name="token" value=preview.token.clone() />
+            <input type="hidden" name="back" value="/weights" />
+            <button type="submit" class="danger">
+                {format!("Delete {} ({})", present::count(preview.files, "file", "files"), file_size(preview.bytes))}
+            </button>
+        </ActionForm>
+    }
+    .into_any()
+}
