@@ -8,6 +8,7 @@ use axum::response::IntoResponse;
 use llmgw_console::router::router;
 use llmgw_console::settings::Settings;
 use llmgw_console::simulator::Simulator;
+use app::context::ConsoleContext;
 use llmgw_console::startup::console_context;
 use tokio::net::TcpListener;
 
@@ -66,10 +67,18 @@ pub struct TestApp {
 
 impl TestApp {
     pub async fn spawn() -> Self {
+        Self::spawn_with(|_| {}).await
+    }
+
+    /// A console whose context `adjust` may change (a short confirmation
+    /// expiry, read-only mode) before it starts.
+    pub async fn spawn_with(adjust: impl FnOnce(&mut ConsoleContext)) -> Self {
         let simulator = Simulator::demo();
         let addr = spawn_simulator(simulator.clone(), SocketAddr::from(([127, 0, 0, 1], 0)));
         let admin_api = format!("http://{addr}");
-        let console = spawn_console_with(settings(), &admin_api);
+        let mut context = console_context(&settings(), &admin_api).expect("valid settings");
+        adjust(&mut context);
+        let console = spawn_console_from(context);
         Self {
             console,
             simulator,
@@ -117,6 +126,11 @@ pub async fn spawn_console(admin_api: &str) -> String {
 
 pub fn spawn_console_with(settings: Settings, admin_api: &str) -> String {
     let context = console_context(&settings, admin_api).expect("valid settings");
+    spawn_console_from(context)
+}
+
+/// Starts a console from a context the test has adjusted.
+pub fn spawn_console_from(context: ConsoleContext) -> String {
     let addr = serve_on_shared_runtime(SocketAddr::from(([127, 0, 0, 1], 0)), move |listener| {
         axum::serve(
             listener,

@@ -4,6 +4,8 @@
 mod helpers;
 
 mod admin_api_client;
+mod actions;
 mod assets;
 mod nodes_page;
+mod pages;
 mod resilience;

@@ -75,9 +75,14 @@ async fn an_unknown_path_is_a_404_page_in_the_layout() {
 
 /// The `<tr>` of one node, from `data-node` to the row's end.
 pub fn row<'a>(html: &'a str, node: &str) -> &'a str {
+    row_by(html, "data-node", node)
+}
+
+/// The `<tr>` whose `attribute` is `value`.
+pub fn row_by<'a>(html: &'a str, attribute: &str, value: &str) -> &'a str {
     let start = html
-        .find(&format!("data-node=\"{node}\""))
-        .unwrap_or_else(|| panic!("no row for {node}"));
+        .find(&format!("{attribute}=\"{value}\""))
+        .unwrap_or_else(|| panic!("no row with {attribute}={value}"));
     let end = html[start..].find("</tr>").expect("row ends") + start;
     &html[start..end]
 }

@@ -169,7 +169,12 @@ mod ssr {
         };
         let kept: Vec<&str> = query
             .split('&')
-            .filter(|p| !p.starts_with(&format!("{name}=")) && !p.starts_with("confirm="))
+            .filter(|p| {
+                // The dialog's own parameters go too: the action is done.
+                !p.starts_with(&format!("{name}="))
+                    && !p.starts_with("confirm=")
+                    && !p.starts_with("node=")
+            })
             .collect();
         if kept.is_empty() {
             path.to_string()
