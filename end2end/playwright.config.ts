@@ -6,7 +6,7 @@ import { BIN, PORTS, chromiumPath } from './tests/support';
 // must read fully on its own) and once hydrated. Each project gets its own
 // simulator and console, so the state one changes never leaks into the other.
 const consoleCommand = (sim: number, port: number) =>
-  `${BIN} --admin-api 127.0.0.1:${sim} --listen 127.0.0.1:${port} --refresh-seconds 1`;
+  `${BIN} --admin-api 127.0.0.1:${sim} --listen 127.0.0.1:${port} --refresh-seconds 1 --log warn`;
 
 if (!existsSync(BIN)) {
   throw new Error(`${BIN} does not exist: run "make build" first`);
@@ -34,9 +34,9 @@ export default defineConfig({
     },
   },
   webServer: [
-    { command: `${BIN} simulate --listen 127.0.0.1:${PORTS.noJs.sim}`, url: `http://127.0.0.1:${PORTS.noJs.sim}/api/v1/nodes` },
+    { command: `${BIN} simulate --listen 127.0.0.1:${PORTS.noJs.sim} --log warn`, url: `http://127.0.0.1:${PORTS.noJs.sim}/api/v1/nodes` },
     { command: consoleCommand(PORTS.noJs.sim, PORTS.noJs.console), url: `http://127.0.0.1:${PORTS.noJs.console}/healthz` },
-    { command: `${BIN} simulate --listen 127.0.0.1:${PORTS.hydrated.sim}`, url: `http://127.0.0.1:${PORTS.hydrated.sim}/api/v1/nodes` },
+    { command: `${BIN} simulate --listen 127.0.0.1:${PORTS.hydrated.sim} --log warn`, url: `http://127.0.0.1:${PORTS.hydrated.sim}/api/v1/nodes` },
     { command: consoleCommand(PORTS.hydrated.sim, PORTS.hydrated.console), url: `http://127.0.0.1:${PORTS.hydrated.console}/healthz` },
   ],
   projects: [

@@ -7,7 +7,7 @@ test('the nodes page shows every column, with dashes for what was not reported',
   await expect(page.getByText('12 nodes')).toBeVisible();
   const headers = page.locator('table.nodes thead th');
   await expect(headers).toHaveText([
-    'Node', 'State', 'GPUs', 'Memory', 'Disk', 'Classes', 'Fabrics', 'Replicas', 'Last seen',
+    'Node', 'State', 'GPUs', 'Memory', 'Disk', 'Classes', 'Fabrics', 'Replicas', 'Last seen', 'Actions',
   ]);
   const oldAgent = nodeRow(page, 'gpu-a100-04').locator('td');
   await expect(oldAgent.nth(2)).toHaveText('-');

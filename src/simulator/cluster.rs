@@ -281,16 +281,25 @@ impl Cluster {
             return false;
         };
         let mut moved = self.replicas[index].view.clone();
+        let classes = self
+            .nodes
+            .iter()
+            .find(|n| n.id == node_id)
+            .map(|n| n.classes.clone())
+            .unwrap_or_default();
         for shard in moved.shards.iter_mut().filter(|s| s.node == node_id) {
             let want = shard.gpus.len().max(1);
-            let target = self
+            // Same GPU class first, as the scheduler would; any room after that.
+            let mut candidates: Vec<&NodeView> = self
                 .nodes
                 .iter()
                 .filter(|n| n.id != node_id && n.state == "ready")
-                .find_map(|n| {
-                    let free = self.free_gpus(n);
-                    (free.len() >= want).then(|| (n.id.clone(), free[..want].to_vec()))
-                });
+                .collect();
+            candidates.sort_by_key(|n| n.classes != classes);
+            let target = candidates.into_iter().find_map(|n| {
+                let free = self.free_gpus(n);
+                (free.len() >= want).then(|| (n.id.clone(), free[..want].to_vec()))
+            });
             let Some((target, gpus)) = target else {
                 return false;
             };
@@ -358,6 +367,18 @@ mod tests {
         let ready_after: i64 = c.list_models(t0 + Duration::from_secs(5)).iter().map(|m| m.ready).sum();
         assert_eq!(ready_before, ready_after, "moved replicas come up elsewhere");
         assert_eq!(c.audit.last().map(|a| a.actor.as_str()), Some("test"));
+    }
+
+    #[test]
+    fn a_drained_replica_stays_in_its_gpu_class_when_there_is_room() {
+        let mut c = default_cluster::build();
+        c.drain_step = Duration::from_millis(1);
+        let t0 = Instant::now();
+        c.set_node_state(t0, "test", "gpu-l40s-03", TargetState::Draining)
+            .expect("known node");
+        let replicas = c.list_replicas(t0 + Duration::from_secs(1), Some("qwen2.5:7b"));
+        let nodes: Vec<&str> = replicas.iter().map(|r| r.shards[0].node.as_str()).collect();
+        assert!(nodes.iter().all(|n| n.starts_with("gpu-l40s-") && *n != "gpu-l40s-03"), "{nodes:?}");
     }
 
     #[test]

@@ -25,7 +25,10 @@ pub fn ModelsPage() -> impl IntoView {
 
 fn render_models(models: Vec<ModelView>) -> impl IntoView {
     let query = use_table_query();
-    move || view! { <ModelsTable models=models.clone() query /> }
+    move || {
+        query.track();
+        view! { <ModelsTable models=models.clone() query /> }
+    }
 }
 
 /// The `?status=` value for a status, as the overview links it.

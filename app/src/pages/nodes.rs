@@ -32,7 +32,13 @@ pub fn NodesPage() -> impl IntoView {
 
 fn render_nodes(nodes: Vec<NodeView>) -> impl IntoView {
     let query = use_table_query();
-    move || view! { <NodesTable nodes=nodes.clone() query /> }
+    move || {
+        // Component bodies are untracked: the closure must track the query
+        // itself, or a sort or filter changed by client-side navigation
+        // would change the URL and not the rows.
+        query.track();
+        view! { <NodesTable nodes=nodes.clone() query /> }
+    }
 }
 
 fn sort_key(n: &NodeView, column: &str) -> SortKey {

@@ -84,6 +84,9 @@ fn render_overview(snapshot: ClusterSnapshot) -> impl IntoView {
             </section>
         </div>
         <h2>"Nodes"</h2>
-        {move || view! { <NodesTable nodes=nodes.clone() query /> }}
+        {move || {
+            query.track();
+            view! { <NodesTable nodes=nodes.clone() query /> }
+        }}
     }
 }

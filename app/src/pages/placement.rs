@@ -125,7 +125,10 @@ fn Placement(name: String) -> impl IntoView {
 
 fn render_report(report: PlacementReport) -> impl IntoView {
     let query = use_table_query();
-    move || view! { <Report report=report.clone() query /> }
+    move || {
+        query.track();
+        view! { <Report report=report.clone() query /> }
+    }
 }
 
 #[component]

@@ -37,7 +37,10 @@ pub fn ReplicasPage() -> impl IntoView {
 
 fn render_replicas(replicas: Vec<ReplicaView>) -> impl IntoView {
     let query = use_table_query();
-    move || view! { <ReplicasTable replicas=replicas.clone() query /> }
+    move || {
+        query.track();
+        view! { <ReplicasTable replicas=replicas.clone() query /> }
+    }
 }
 
 /// "gpu-a:[0 1 2 3], gpu-b:[0 1]", the way the CLI writes shards.

@@ -37,7 +37,10 @@ pub fn WeightsPage() -> impl IntoView {
 
 fn render_orphans(orphans: Vec<OrphanView>) -> impl IntoView {
     let query = use_table_query();
-    move || view! { <OrphanTable orphans=orphans.clone() query /> }
+    move || {
+        query.track();
+        view! { <OrphanTable orphans=orphans.clone() query /> }
+    }
 }
 
 fn collect_href(node: &str) -> String {
