@@ -113,7 +113,10 @@ mod tests {
     #[test]
     fn if_none_match_accepts_lists_and_weak_tags() {
         let mut h = HeaderMap::new();
-        h.insert(header::IF_NONE_MATCH, HeaderValue::from_static("\"a\", W/\"b\""));
+        h.insert(
+            header::IF_NONE_MATCH,
+            HeaderValue::from_static("\"a\", W/\"b\""),
+        );
         assert!(matches_etag(&h, "\"b\""));
         assert!(!matches_etag(&h, "\"c\""));
     }

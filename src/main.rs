@@ -27,7 +27,10 @@ fn main() -> ExitCode {
     if let Err(reason) = init_tracing(&log) {
         return fail(&reason, 2);
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => return fail(&format!("cannot start the async runtime: {e}"), 1),
     };

@@ -5,12 +5,12 @@ use std::time::Duration;
 
 use app::context::ConsoleContext;
 use app::{App, shell};
+use axum::Router;
 use axum::body::Body;
 use axum::extract::{FromRef, State};
 use axum::http::{HeaderValue, Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::Router;
 use leptos::prelude::{LeptosOptions, provide_context};
 use leptos_axum::{LeptosRoutes, generate_route_list};
 use tower_http::limit::RequestBodyLimitLayer;
@@ -55,9 +55,7 @@ pub fn router(console: ConsoleContext) -> Router {
     let options = state.leptos_options.clone();
     Router::new()
         .route("/healthz", get(|| async { "ok" }))
-        .leptos_routes_with_context(&state, routes, with_context, move || {
-            shell(options.clone())
-        })
+        .leptos_routes_with_context(&state, routes, with_context, move || shell(options.clone()))
         .fallback(assets_or_not_found)
         .layer(TraceLayer::new_for_http())
         // Server function calls carry a few names at most; anything large is

@@ -123,9 +123,11 @@ impl Settings {
         let file = read_file(cli.config.as_deref())?;
         let listen = match (&cli.listen, &file.listen) {
             (Some(flag), _) => *flag,
-            (None, Some(text)) => text
-                .parse()
-                .map_err(|_| format!("listen = {text:?} in the settings file is not an address like 127.0.0.1:8080"))?,
+            (None, Some(text)) => text.parse().map_err(|_| {
+                format!(
+                    "listen = {text:?} in the settings file is not an address like 127.0.0.1:8080"
+                )
+            })?,
             (None, None) => SocketAddr::from(([127, 0, 0, 1], 8080)),
         };
         let demo = cli.demo.or(file.demo).unwrap_or(false);
@@ -163,7 +165,11 @@ impl Settings {
             refresh_seconds,
             read_only: cli.read_only.or(file.read_only).unwrap_or(false),
             actor_header,
-            log: cli.log.clone().or(file.log).unwrap_or_else(|| "info".into()),
+            log: cli
+                .log
+                .clone()
+                .or(file.log)
+                .unwrap_or_else(|| "info".into()),
         })
     }
 }
@@ -178,7 +184,10 @@ fn read_file(explicit: Option<&Path>) -> Result<FileSettings, String> {
         .map_err(|e| format!("cannot read the settings file {}: {e}", path.display()))?;
     toml::from_str(&text).map_err(|e| {
         let reason = e.message().to_string();
-        format!("the settings file {} is not valid: {reason}", path.display())
+        format!(
+            "the settings file {} is not valid: {reason}",
+            path.display()
+        )
     })
 }
 
@@ -206,14 +215,21 @@ mod tests {
 
     #[test]
     fn flags_override_the_file() {
-        let path = write_config("listen = \"127.0.0.1:7000\"\nrefresh_seconds = 9\nread_only = true\n");
+        let path =
+            write_config("listen = \"127.0.0.1:7000\"\nrefresh_seconds = 9\nread_only = true\n");
         let path = path.to_str().expect("utf-8");
         let s = parse(&["--config", path]).expect("valid");
         assert_eq!(s.listen.port(), 7000);
         assert_eq!(s.refresh_seconds, 9);
         assert!(s.read_only);
-        let s = parse(&["--config", path, "--listen", "127.0.0.1:7001", "--read-only=false"])
-            .expect("valid");
+        let s = parse(&[
+            "--config",
+            path,
+            "--listen",
+            "127.0.0.1:7001",
+            "--read-only=false",
+        ])
+        .expect("valid");
         assert_eq!(s.listen.port(), 7001);
         assert!(!s.read_only);
         assert_eq!(s.refresh_seconds, 9);

@@ -45,7 +45,10 @@ pub async fn run_console(settings: Settings) -> Result<(), String> {
     };
     let context = console_context(&settings, &admin_api)?;
     let listener = bind(settings.listen).await?;
-    let url = format!("http://{}", listener.local_addr().map_err(|e| e.to_string())?);
+    let url = format!(
+        "http://{}",
+        listener.local_addr().map_err(|e| e.to_string())?
+    );
     tracing::info!(
         %url,
         admin_api = %context.admin_api.address(),

@@ -37,7 +37,9 @@ pub struct Confirmations {
 
 impl std::fmt::Debug for Confirmations {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Confirmations").field("ttl", &self.ttl).finish()
+        f.debug_struct("Confirmations")
+            .field("ttl", &self.ttl)
+            .finish()
     }
 }
 
@@ -83,9 +85,12 @@ impl Confirmations {
         current: &PathSet,
         now: Instant,
     ) -> Result<(), ConsoleError> {
-        let pending = self.lock().remove(token).ok_or_else(|| ConsoleError::ConfirmationStale {
-            reason: "it was already used, or never issued".into(),
-        })?;
+        let pending = self
+            .lock()
+            .remove(token)
+            .ok_or_else(|| ConsoleError::ConfirmationStale {
+                reason: "it was already used, or never issued".into(),
+            })?;
         if pending.expires <= now {
             return Err(ConsoleError::ConfirmationStale {
                 reason: format!("it expired after {} s", self.ttl.as_secs()),

@@ -89,7 +89,7 @@ pub fn group_by_reason(rejections: &[Rejection]) -> Vec<ReasonGroup> {
             group.nodes.push(r.node.clone());
         }
     }
-    groups.sort_by(|a, b| b.count.cmp(&a.count));
+    groups.sort_by_key(|g| std::cmp::Reverse(g.count));
     groups
 }
 
@@ -239,7 +239,10 @@ mod tests {
                 ready_during_move: 1
             }]
         );
-        assert_eq!(drain_preview("zzz", &models, &replicas), DrainPreview::default());
+        assert_eq!(
+            drain_preview("zzz", &models, &replicas),
+            DrainPreview::default()
+        );
     }
 
     #[test]
@@ -256,7 +259,10 @@ mod tests {
         assert_eq!(g[0].count, 3);
         assert_eq!(g[0].nodes, ["n2", "n3"]);
         assert_eq!(g.len(), 3);
-        assert!(g.iter().any(|x| x.reason == "wrong class" && x.nodes.is_empty()));
+        assert!(
+            g.iter()
+                .any(|x| x.reason == "wrong class" && x.nodes.is_empty())
+        );
     }
 
     #[test]

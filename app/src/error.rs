@@ -30,7 +30,9 @@ pub enum ConsoleError {
     BadRequest(String),
     /// The console is in read-only mode and refused a change. Enforced on the
     /// server whatever the page shows.
-    #[error("this console is read-only; changes are made with llmgw ctl or a console that is not read-only")]
+    #[error(
+        "this console is read-only; changes are made with llmgw ctl or a console that is not read-only"
+    )]
     ReadOnly,
     /// A cordon or drain arrived without the operator's confirmation. Only a
     /// hand-made request gets here: the page always asks first.
@@ -62,9 +64,9 @@ impl ConsoleError {
                 "Check that the llmgw server is running, and that the console points at its \
                  admin_listen address (:9090 by default), not at the port clients use.",
             ),
-            Self::Malformed { .. } => Some(
-                "The console may be pointed at something that is not an llmgw admin API.",
-            ),
+            Self::Malformed { .. } => {
+                Some("The console may be pointed at something that is not an llmgw admin API.")
+            }
             Self::Transport(_) => Some("The page will retry on its own."),
             _ => None,
         }

@@ -26,7 +26,8 @@ use leptos_router::{
 };
 
 use pages::{
-    ModelsPage, NodePage, NodesPage, NotFound, OverviewPage, PlacementPage, ReplicasPage, WeightsPage,
+    ModelsPage, NodePage, NodesPage, NotFound, OverviewPage, PlacementPage, ReplicasPage,
+    WeightsPage,
 };
 use ui_settings::UiSettings;
 

@@ -256,10 +256,7 @@ impl Cluster {
     fn advance(&mut self, now: Instant) {
         let draining: Vec<String> = self.drains.keys().cloned().collect();
         for node_id in draining {
-            loop {
-                let Some(drain) = self.drains.get(&node_id) else {
-                    break;
-                };
+            while let Some(drain) = self.drains.get(&node_id) {
                 let due = (now.saturating_duration_since(drain.started).as_millis()
                     / self.drain_step.as_millis().max(1)) as u32;
                 if drain.moves_done >= due || !self.move_one_replica_off(&node_id, now) {
@@ -357,15 +354,25 @@ mod tests {
                 .unwrap_or(-1)
         };
         let before = on_node(&mut c, t0);
-        assert!(before >= 2, "the demo node should hold replicas, has {before}");
+        assert!(
+            before >= 2,
+            "the demo node should hold replicas, has {before}"
+        );
         let ready_before: i64 = c.list_models(t0).iter().map(|m| m.ready).sum();
         c.set_node_state(t0, "test", node, TargetState::Draining)
             .expect("known node");
         assert_eq!(on_node(&mut c, t0), before, "nothing moves at once");
         assert_eq!(on_node(&mut c, t0 + Duration::from_millis(10)), before - 1);
         assert_eq!(on_node(&mut c, t0 + Duration::from_secs(5)), 0);
-        let ready_after: i64 = c.list_models(t0 + Duration::from_secs(5)).iter().map(|m| m.ready).sum();
-        assert_eq!(ready_before, ready_after, "moved replicas come up elsewhere");
+        let ready_after: i64 = c
+            .list_models(t0 + Duration::from_secs(5))
+            .iter()
+            .map(|m| m.ready)
+            .sum();
+        assert_eq!(
+            ready_before, ready_after,
+            "moved replicas come up elsewhere"
+        );
         assert_eq!(c.audit.last().map(|a| a.actor.as_str()), Some("test"));
     }
 
@@ -378,27 +385,47 @@ mod tests {
             .expect("known node");
         let replicas = c.list_replicas(t0 + Duration::from_secs(1), Some("qwen2.5:7b"));
         let nodes: Vec<&str> = replicas.iter().map(|r| r.shards[0].node.as_str()).collect();
-        assert!(nodes.iter().all(|n| n.starts_with("gpu-l40s-") && *n != "gpu-l40s-03"), "{nodes:?}");
+        assert!(
+            nodes
+                .iter()
+                .all(|n| n.starts_with("gpu-l40s-") && *n != "gpu-l40s-03"),
+            "{nodes:?}"
+        );
     }
 
     #[test]
     fn collect_removes_orphans_except_where_a_node_refuses() {
         let mut c = default_cluster::build();
         let now = Instant::now();
-        let refusing = c.refusing_nodes.iter().next().cloned().expect("one refuses");
+        let refusing = c
+            .refusing_nodes
+            .iter()
+            .next()
+            .cloned()
+            .expect("one refuses");
         let results = c.collect(now, "test", "").expect("collects");
-        assert!(results.iter().any(|r| r.node == refusing && !r.error.is_empty()));
+        assert!(
+            results
+                .iter()
+                .any(|r| r.node == refusing && !r.error.is_empty())
+        );
         assert!(results.iter().any(|r| r.error.is_empty() && r.files > 0));
         let left = c.list_orphans(now);
         assert!(left.iter().all(|o| o.node == refusing), "{left:?}");
-        assert_eq!(c.collect(now, "test", "nope"), Err(SimError::NotFound("node \"nope\" not found".into())));
+        assert_eq!(
+            c.collect(now, "test", "nope"),
+            Err(SimError::NotFound("node \"nope\" not found".into()))
+        );
     }
 
     #[test]
     fn explain_knows_the_catalog() {
         let mut c = default_cluster::build();
         let now = Instant::now();
-        assert!(matches!(c.explain(now, "no-such-model"), Err(SimError::NotFound(_))));
+        assert!(matches!(
+            c.explain(now, "no-such-model"),
+            Err(SimError::NotFound(_))
+        ));
         assert!(matches!(c.explain(now, ""), Err(SimError::BadRequest(_))));
         assert!(c.explain(now, "qwen2.5:7b").is_ok());
     }

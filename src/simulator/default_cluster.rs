@@ -35,19 +35,142 @@ struct NodeSpec {
 }
 
 const NODES: &[NodeSpec] = &[
-    NodeSpec { id: "gpu-h100-01", state: "ready", gpus: 8, memory_gb: 2048, disk: (3100, 7600), class: "h100-80g", fabrics: &["nvlink", "infiniband"], last_seen: "1s", unhealthy: &[] },
-    NodeSpec { id: "gpu-h100-02", state: "ready", gpus: 8, memory_gb: 2048, disk: (2870, 7600), class: "h100-80g", fabrics: &["nvlink", "infiniband"], last_seen: "2s", unhealthy: &[] },
-    NodeSpec { id: "gpu-h100-03", state: "ready", gpus: 8, memory_gb: 2048, disk: (12, 3800), class: "h100-80g", fabrics: &["nvlink", "infiniband"], last_seen: "1s", unhealthy: &["GPU 5: Xid 79, fallen off the bus", "GPU 6: uncorrectable ECC errors"] },
-    NodeSpec { id: "gpu-h100-04", state: "cordoned", gpus: 8, memory_gb: 2048, disk: (7100, 7600), class: "h100-80g", fabrics: &["nvlink", "infiniband"], last_seen: "3s", unhealthy: &[] },
-    NodeSpec { id: "gpu-a100-01", state: "ready", gpus: 8, memory_gb: 1024, disk: (900, 3800), class: "a100-80g", fabrics: &["nvlink"], last_seen: "2s", unhealthy: &[] },
-    NodeSpec { id: "gpu-a100-02", state: "ready", gpus: 8, memory_gb: 1024, disk: (1400, 3800), class: "a100-80g", fabrics: &["nvlink"], last_seen: "1s", unhealthy: &[] },
-    NodeSpec { id: "gpu-a100-03", state: "draining", gpus: 8, memory_gb: 1024, disk: (3500, 3800), class: "a100-80g", fabrics: &["nvlink"], last_seen: "4s", unhealthy: &[] },
+    NodeSpec {
+        id: "gpu-h100-01",
+        state: "ready",
+        gpus: 8,
+        memory_gb: 2048,
+        disk: (3100, 7600),
+        class: "h100-80g",
+        fabrics: &["nvlink", "infiniband"],
+        last_seen: "1s",
+        unhealthy: &[],
+    },
+    NodeSpec {
+        id: "gpu-h100-02",
+        state: "ready",
+        gpus: 8,
+        memory_gb: 2048,
+        disk: (2870, 7600),
+        class: "h100-80g",
+        fabrics: &["nvlink", "infiniband"],
+        last_seen: "2s",
+        unhealthy: &[],
+    },
+    NodeSpec {
+        id: "gpu-h100-03",
+        state: "ready",
+        gpus: 8,
+        memory_gb: 2048,
+        disk: (12, 3800),
+        class: "h100-80g",
+        fabrics: &["nvlink", "infiniband"],
+        last_seen: "1s",
+        unhealthy: &[
+            "GPU 5: Xid 79, fallen off the bus",
+            "GPU 6: uncorrectable ECC errors",
+        ],
+    },
+    NodeSpec {
+        id: "gpu-h100-04",
+        state: "cordoned",
+        gpus: 8,
+        memory_gb: 2048,
+        disk: (7100, 7600),
+        class: "h100-80g",
+        fabrics: &["nvlink", "infiniband"],
+        last_seen: "3s",
+        unhealthy: &[],
+    },
+    NodeSpec {
+        id: "gpu-a100-01",
+        state: "ready",
+        gpus: 8,
+        memory_gb: 1024,
+        disk: (900, 3800),
+        class: "a100-80g",
+        fabrics: &["nvlink"],
+        last_seen: "2s",
+        unhealthy: &[],
+    },
+    NodeSpec {
+        id: "gpu-a100-02",
+        state: "ready",
+        gpus: 8,
+        memory_gb: 1024,
+        disk: (1400, 3800),
+        class: "a100-80g",
+        fabrics: &["nvlink"],
+        last_seen: "1s",
+        unhealthy: &[],
+    },
+    NodeSpec {
+        id: "gpu-a100-03",
+        state: "draining",
+        gpus: 8,
+        memory_gb: 1024,
+        disk: (3500, 3800),
+        class: "a100-80g",
+        fabrics: &["nvlink"],
+        last_seen: "4s",
+        unhealthy: &[],
+    },
     // An agent too old to report memory or disk: both must read as unknown.
-    NodeSpec { id: "gpu-a100-04", state: "ready", gpus: 4, memory_gb: 0, disk: (0, 0), class: "a100-40g", fabrics: &[], last_seen: "48s", unhealthy: &[] },
-    NodeSpec { id: "gpu-l40s-01", state: "ready", gpus: 4, memory_gb: 512, disk: (1200, 1900), class: "l40s-48g", fabrics: &["pcie"], last_seen: "2s", unhealthy: &[] },
-    NodeSpec { id: "gpu-l40s-02", state: "ready", gpus: 4, memory_gb: 512, disk: (8, 480), class: "l40s-48g", fabrics: &["pcie"], last_seen: "1s", unhealthy: &[] },
-    NodeSpec { id: "gpu-l40s-03", state: "ready", gpus: 4, memory_gb: 512, disk: (1650, 1900), class: "l40s-48g", fabrics: &["pcie"], last_seen: "3s", unhealthy: &[] },
-    NodeSpec { id: "gpu-l40s-04.rack7.dc-west", state: "ready", gpus: 4, memory_gb: 384, disk: (700, 1900), class: "l40s-48g", fabrics: &["pcie"], last_seen: "2s", unhealthy: &[] },
+    NodeSpec {
+        id: "gpu-a100-04",
+        state: "ready",
+        gpus: 4,
+        memory_gb: 0,
+        disk: (0, 0),
+        class: "a100-40g",
+        fabrics: &[],
+        last_seen: "48s",
+        unhealthy: &[],
+    },
+    NodeSpec {
+        id: "gpu-l40s-01",
+        state: "ready",
+        gpus: 4,
+        memory_gb: 512,
+        disk: (1200, 1900),
+        class: "l40s-48g",
+        fabrics: &["pcie"],
+        last_seen: "2s",
+        unhealthy: &[],
+    },
+    NodeSpec {
+        id: "gpu-l40s-02",
+        state: "ready",
+        gpus: 4,
+        memory_gb: 512,
+        disk: (8, 480),
+        class: "l40s-48g",
+        fabrics: &["pcie"],
+        last_seen: "1s",
+        unhealthy: &[],
+    },
+    NodeSpec {
+        id: "gpu-l40s-03",
+        state: "ready",
+        gpus: 4,
+        memory_gb: 512,
+        disk: (1650, 1900),
+        class: "l40s-48g",
+        fabrics: &["pcie"],
+        last_seen: "3s",
+        unhealthy: &[],
+    },
+    NodeSpec {
+        id: "gpu-l40s-04.rack7.dc-west",
+        state: "ready",
+        gpus: 4,
+        memory_gb: 384,
+        disk: (700, 1900),
+        class: "l40s-48g",
+        fabrics: &["pcie"],
+        last_seen: "2s",
+        unhealthy: &[],
+    },
 ];
 
 fn strings(items: &[&str]) -> Vec<String> {
@@ -71,7 +194,13 @@ fn node(spec: &NodeSpec) -> NodeView {
     }
 }
 
-fn model(name: &str, min: i64, aliases: &[&str], profiles: &[&str], fallbacks: &[&str]) -> ModelView {
+fn model(
+    name: &str,
+    min: i64,
+    aliases: &[&str],
+    profiles: &[&str],
+    fallbacks: &[&str],
+) -> ModelView {
     ModelView {
         name: name.into(),
         ready: 0,
@@ -97,14 +226,94 @@ struct ReplicaSpec {
 
 const REPLICAS: &[ReplicaSpec] = &[
     // Split across two nodes: one replica, two shards.
-    ReplicaSpec { id: "r-0001", model: LLAMA_70B, state: "ready", pool: "h100", endpoint: "http://10.40.1.11:8001", shards: &[("gpu-h100-01", &[0, 1, 2, 3], ""), ("gpu-h100-02", &[0, 1, 2, 3], "")], age: 6 * 86400 + 3 * 3600, idle: Some(2), err: "" },
-    ReplicaSpec { id: "r-0002", model: LLAMA_70B, state: "ready", pool: "h100", endpoint: "http://10.40.1.11:8002", shards: &[("gpu-h100-01", &[4, 5, 6, 7], "")], age: 2 * 86400, idle: Some(0), err: "" },
-    ReplicaSpec { id: "r-0003", model: QWEN_7B, state: "ready", pool: "l40s", endpoint: "http://10.40.3.21:8001", shards: &[("gpu-l40s-01", &[0], "")], age: 11 * 3600, idle: Some(40), err: "" },
-    ReplicaSpec { id: "r-0004", model: QWEN_7B, state: "ready", pool: "l40s", endpoint: "http://10.40.3.23:8001", shards: &[("gpu-l40s-03", &[0], "")], age: 11 * 3600, idle: Some(75), err: "" },
+    ReplicaSpec {
+        id: "r-0001",
+        model: LLAMA_70B,
+        state: "ready",
+        pool: "h100",
+        endpoint: "http://10.40.1.11:8001",
+        shards: &[
+            ("gpu-h100-01", &[0, 1, 2, 3], ""),
+            ("gpu-h100-02", &[0, 1, 2, 3], ""),
+        ],
+        age: 6 * 86400 + 3 * 3600,
+        idle: Some(2),
+        err: "",
+    },
+    ReplicaSpec {
+        id: "r-0002",
+        model: LLAMA_70B,
+        state: "ready",
+        pool: "h100",
+        endpoint: "http://10.40.1.11:8002",
+        shards: &[("gpu-h100-01", &[4, 5, 6, 7], "")],
+        age: 2 * 86400,
+        idle: Some(0),
+        err: "",
+    },
+    ReplicaSpec {
+        id: "r-0003",
+        model: QWEN_7B,
+        state: "ready",
+        pool: "l40s",
+        endpoint: "http://10.40.3.21:8001",
+        shards: &[("gpu-l40s-01", &[0], "")],
+        age: 11 * 3600,
+        idle: Some(40),
+        err: "",
+    },
+    ReplicaSpec {
+        id: "r-0004",
+        model: QWEN_7B,
+        state: "ready",
+        pool: "l40s",
+        endpoint: "http://10.40.3.23:8001",
+        shards: &[("gpu-l40s-03", &[0], "")],
+        age: 11 * 3600,
+        idle: Some(75),
+        err: "",
+    },
     // Nothing has reported use of it yet: idle must read as unknown.
-    ReplicaSpec { id: "r-0005", model: BGE, state: "ready", pool: "l40s", endpoint: "http://10.40.3.24:8001", shards: &[("gpu-l40s-04.rack7.dc-west", &[0], "")], age: 35 * 60, idle: None, err: "" },
-    ReplicaSpec { id: "r-0006", model: MIXTRAL, state: "starting", pool: "a100", endpoint: "http://10.40.2.11:8003", shards: &[("gpu-a100-01", &[0, 1, 2, 3], ""), ("gpu-a100-02", &[0, 1, 2, 3], "CUDA out of memory while loading weights; retrying")], age: 4 * 60, idle: None, err: "engine exited with status 1; restart 3 of 5" },
-    ReplicaSpec { id: "r-0007", model: GEMMA, state: "ready", pool: "h100", endpoint: "http://10.40.1.12:8004", shards: &[("gpu-h100-02", &[4, 5], "")], age: 9 * 3600, idle: Some(610), err: "" },
+    ReplicaSpec {
+        id: "r-0005",
+        model: BGE,
+        state: "ready",
+        pool: "l40s",
+        endpoint: "http://10.40.3.24:8001",
+        shards: &[("gpu-l40s-04.rack7.dc-west", &[0], "")],
+        age: 35 * 60,
+        idle: None,
+        err: "",
+    },
+    ReplicaSpec {
+        id: "r-0006",
+        model: MIXTRAL,
+        state: "starting",
+        pool: "a100",
+        endpoint: "http://10.40.2.11:8003",
+        shards: &[
+            ("gpu-a100-01", &[0, 1, 2, 3], ""),
+            (
+                "gpu-a100-02",
+                &[0, 1, 2, 3],
+                "CUDA out of memory while loading weights; retrying",
+            ),
+        ],
+        age: 4 * 60,
+        idle: None,
+        err: "engine exited with status 1; restart 3 of 5",
+    },
+    ReplicaSpec {
+        id: "r-0007",
+        model: GEMMA,
+        state: "ready",
+        pool: "h100",
+        endpoint: "http://10.40.1.12:8004",
+        shards: &[("gpu-h100-02", &[4, 5], "")],
+        age: 9 * 3600,
+        idle: Some(610),
+        err: "",
+    },
 ];
 
 fn replica(spec: &ReplicaSpec, now: Instant) -> SimReplica {
@@ -163,7 +372,12 @@ fn explains() -> BTreeMap<String, ExplainView> {
             LLAMA_70B,
             true,
             vec![
-                rejection("tp4-h100", "h100", "gpu-h100-03", "insufficient disk: needs 141G, 12G free"),
+                rejection(
+                    "tp4-h100",
+                    "h100",
+                    "gpu-h100-03",
+                    "insufficient disk: needs 141G, 12G free",
+                ),
                 rejection("tp4-h100", "h100", "gpu-h100-04", "node is cordoned"),
                 rejection("tp4-h100", "a100", "", "pool has no h100-80g GPUs"),
                 rejection("tp4-h100", "l40s", "", "pool has no h100-80g GPUs"),
@@ -174,16 +388,36 @@ fn explains() -> BTreeMap<String, ExplainView> {
             true,
             vec![
                 rejection("tp8-a100", "a100", "gpu-a100-03", "node is draining"),
-                rejection("tp8-a100", "a100", "gpu-a100-04", "needs a100-80g GPUs, node has a100-40g"),
+                rejection(
+                    "tp8-a100",
+                    "a100",
+                    "gpu-a100-04",
+                    "needs a100-80g GPUs, node has a100-40g",
+                ),
             ],
         ),
         view(
             GEMMA,
             false,
             vec![
-                rejection("tp2-h100", "h100", "gpu-h100-01", "needs 2 free GPUs, 0 free"),
-                rejection("tp2-h100", "h100", "gpu-h100-02", "anti-affinity: already runs a replica of this model"),
-                rejection("tp2-h100", "h100", "gpu-h100-03", "insufficient disk: needs 55G, 12G free"),
+                rejection(
+                    "tp2-h100",
+                    "h100",
+                    "gpu-h100-01",
+                    "needs 2 free GPUs, 0 free",
+                ),
+                rejection(
+                    "tp2-h100",
+                    "h100",
+                    "gpu-h100-02",
+                    "anti-affinity: already runs a replica of this model",
+                ),
+                rejection(
+                    "tp2-h100",
+                    "h100",
+                    "gpu-h100-03",
+                    "insufficient disk: needs 55G, 12G free",
+                ),
                 rejection("tp2-h100", "h100", "gpu-h100-04", "node is cordoned"),
                 rejection("tp2-h100", "a100", "", "pool has no h100-80g GPUs"),
                 rejection("tp2-h100", "l40s", "", "pool has no h100-80g GPUs"),
@@ -193,14 +427,39 @@ fn explains() -> BTreeMap<String, ExplainView> {
             DEEPSEEK,
             false,
             vec![
-                rejection("tp8-h100", "h100", "gpu-h100-01", "needs 8 free GPUs, 0 free"),
-                rejection("tp8-h100", "h100", "gpu-h100-02", "needs 8 free GPUs, 2 free"),
-                rejection("tp8-h100", "h100", "gpu-h100-03", "needs 8 free GPUs, 6 free"),
-                rejection("tp8-h100", "h100", "gpu-h100-03", "insufficient disk: needs 690G, 12G free"),
+                rejection(
+                    "tp8-h100",
+                    "h100",
+                    "gpu-h100-01",
+                    "needs 8 free GPUs, 0 free",
+                ),
+                rejection(
+                    "tp8-h100",
+                    "h100",
+                    "gpu-h100-02",
+                    "needs 8 free GPUs, 2 free",
+                ),
+                rejection(
+                    "tp8-h100",
+                    "h100",
+                    "gpu-h100-03",
+                    "needs 8 free GPUs, 6 free",
+                ),
+                rejection(
+                    "tp8-h100",
+                    "h100",
+                    "gpu-h100-03",
+                    "insufficient disk: needs 690G, 12G free",
+                ),
                 rejection("tp8-h100", "h100", "gpu-h100-04", "node is cordoned"),
                 rejection("tp8-h100", "a100", "", "pool has no h100-80g GPUs"),
                 rejection("tp8-h100", "l40s", "", "pool has no h100-80g GPUs"),
-                rejection("tp16-h100-ib", "", "", "no pool offers 16 GPUs over infiniband"),
+                rejection(
+                    "tp16-h100-ib",
+                    "",
+                    "",
+                    "no pool offers 16 GPUs over infiniband",
+                ),
             ],
         ),
     ])
@@ -215,15 +474,26 @@ fn orphans() -> Vec<OrphanView> {
         OrphanView {
             node: "gpu-h100-01".into(),
             paths: (1..=3)
-                .map(|i| cache_path("5f1c9e0a7b3d", &format!("Meta-Llama-3-70B-Instruct/model-{i:05}-of-00003.safetensors")))
+                .map(|i| {
+                    cache_path(
+                        "5f1c9e0a7b3d",
+                        &format!("Meta-Llama-3-70B-Instruct/model-{i:05}-of-00003.safetensors"),
+                    )
+                })
                 .collect(),
             bytes: 152_382_810_112,
         },
         OrphanView {
             node: "gpu-a100-01".into(),
             paths: vec![
-                cache_path("a04be1d29c88", "Mixtral-8x7B-Instruct-v0.1/model-00001-of-00002.safetensors"),
-                cache_path("a04be1d29c88", "Mixtral-8x7B-Instruct-v0.1/model-00002-of-00002.safetensors"),
+                cache_path(
+                    "a04be1d29c88",
+                    "Mixtral-8x7B-Instruct-v0.1/model-00001-of-00002.safetensors",
+                ),
+                cache_path(
+                    "a04be1d29c88",
+                    "Mixtral-8x7B-Instruct-v0.1/model-00002-of-00002.safetensors",
+                ),
             ],
             bytes: 29_419_577_344,
         },
@@ -244,11 +514,23 @@ fn orphans() -> Vec<OrphanView> {
 pub fn build() -> Cluster {
     let now = Instant::now();
     let models = vec![
-        model(LLAMA_70B, 2, &["llama-70b", "default-large"], &["tp4-h100"], &[QWEN_7B]),
+        model(
+            LLAMA_70B,
+            2,
+            &["llama-70b", "default-large"],
+            &["tp4-h100"],
+            &[QWEN_7B],
+        ),
         model(QWEN_7B, 2, &["small"], &["single-l40s"], &[]),
         model(MIXTRAL, 1, &[], &["tp8-a100"], &[LLAMA_70B]),
         model(GEMMA, 2, &["gemma"], &["tp2-h100"], &[QWEN_7B]),
-        model(DEEPSEEK, 1, &["deepseek"], &["tp8-h100", "tp16-h100-ib"], &[LLAMA_70B]),
+        model(
+            DEEPSEEK,
+            1,
+            &["deepseek"],
+            &["tp8-h100", "tp16-h100-ib"],
+            &[LLAMA_70B],
+        ),
         model(PHI, 1, &[], &["single-l40s"], &[]),
         model(BGE, 1, &["embeddings"], &["single-l40s"], &[]),
         model(LLAMA_3B, 0, &[], &["single-l40s"], &[]),
@@ -272,8 +554,11 @@ mod tests {
     #[test]
     fn the_demo_has_a_model_in_every_status() {
         let mut c = build();
-        let statuses: BTreeSet<ModelStatus> =
-            c.list_models(Instant::now()).iter().map(ModelStatus::of).collect();
+        let statuses: BTreeSet<ModelStatus> = c
+            .list_models(Instant::now())
+            .iter()
+            .map(ModelStatus::of)
+            .collect();
         assert_eq!(statuses.len(), 4, "{statuses:?}");
     }
 

@@ -4,7 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
-use app::admin_api::types::{ExplainView, ModelView, NodeView, OrphanView, Rejection, ReplicaView, Shard};
+use app::admin_api::types::{
+    ExplainView, ModelView, NodeView, OrphanView, Rejection, ReplicaView, Shard,
+};
 
 use super::cluster::{Cluster, SimReplica};
 
@@ -43,13 +45,38 @@ struct Pool {
 }
 
 const POOLS: &[Pool] = &[
-    Pool { name: "h100", class: "h100-80g", gpus: 8, memory_gb: 2048, fabrics: &["nvlink", "infiniband"] },
-    Pool { name: "a100", class: "a100-80g", gpus: 8, memory_gb: 1024, fabrics: &["nvlink"] },
-    Pool { name: "l40s", class: "l40s-48g", gpus: 4, memory_gb: 512, fabrics: &["pcie"] },
+    Pool {
+        name: "h100",
+        class: "h100-80g",
+        gpus: 8,
+        memory_gb: 2048,
+        fabrics: &["nvlink", "infiniband"],
+    },
+    Pool {
+        name: "a100",
+        class: "a100-80g",
+        gpus: 8,
+        memory_gb: 1024,
+        fabrics: &["nvlink"],
+    },
+    Pool {
+        name: "l40s",
+        class: "l40s-48g",
+        gpus: 4,
+        memory_gb: 512,
+        fabrics: &["pcie"],
+    },
 ];
 
 const ORGS: &[&str] = &["meta-llama", "mistralai", "qwen", "google", "acme", "BAAI"];
-const FAMILIES: &[&str] = &["Llama-3.1", "Mixtral", "Qwen2.5", "gemma-2", "support-bot", "bge"];
+const FAMILIES: &[&str] = &[
+    "Llama-3.1",
+    "Mixtral",
+    "Qwen2.5",
+    "gemma-2",
+    "support-bot",
+    "bge",
+];
 
 pub fn build(node_count: usize, model_count: usize, seed: u64) -> Cluster {
     let mut rng = Rng(seed);
@@ -64,9 +91,16 @@ pub fn build(node_count: usize, model_count: usize, seed: u64) -> Cluster {
                 _ => "ready",
             };
             let old_agent = rng.chance(5);
-            let disk_total = if old_agent { 0 } else { 1900 * (1 + rng.below(4) as i64) };
+            let disk_total = if old_agent {
+                0
+            } else {
+                1900 * (1 + rng.below(4) as i64)
+            };
             let unhealthy = if rng.chance(4) {
-                vec![format!("GPU {}: uncorrectable ECC errors", rng.below(pool.gpus as u64))]
+                vec![format!(
+                    "GPU {}: uncorrectable ECC errors",
+                    rng.below(pool.gpus as u64)
+                )]
             } else {
                 Vec::new()
             };
@@ -76,7 +110,11 @@ pub fn build(node_count: usize, model_count: usize, seed: u64) -> Cluster {
                 gpu_free: 0,
                 gpu_total: pool.gpus,
                 memory_gb: if old_agent { 0 } else { pool.memory_gb },
-                disk_free_gb: if old_agent { 0 } else { rng.below(disk_total as u64) as i64 },
+                disk_free_gb: if old_agent {
+                    0
+                } else {
+                    rng.below(disk_total as u64) as i64
+                },
                 disk_total_gb: disk_total,
                 classes: vec![pool.class.into()],
                 fabrics: pool.fabrics.iter().map(|f| f.to_string()).collect(),
@@ -112,7 +150,11 @@ pub fn build(node_count: usize, model_count: usize, seed: u64) -> Cluster {
         };
         let pool = rng.pick(POOLS);
         let want_gpus = *rng.pick(&[1_i64, 2, 4, 8][..if pool.gpus >= 8 { 4 } else { 3 }]);
-        let min = if rng.chance(10) { 0 } else { 1 + rng.below(3) as i64 };
+        let min = if rng.chance(10) {
+            0
+        } else {
+            1 + rng.below(3) as i64
+        };
         let profile = format!("tp{want_gpus}-{}", pool.name);
         let mut rejections = Vec::new();
         let mut placed = 0;
@@ -142,7 +184,12 @@ pub fn build(node_count: usize, model_count: usize, seed: u64) -> Cluster {
                     model: name.clone(),
                     state: if starting { "starting" } else { "ready" }.into(),
                     pool: pool.name.into(),
-                    endpoint: format!("http://10.{}.{}.{}:8001", 40 + i / 65536, (i / 256) % 256, i % 256),
+                    endpoint: format!(
+                        "http://10.{}.{}.{}:8001",
+                        40 + i / 65536,
+                        (i / 256) % 256,
+                        i % 256
+                    ),
                     shards: vec![Shard {
                         id: format!("{id}-s0"),
                         node: nodes[i].0.id.clone(),
@@ -151,18 +198,30 @@ pub fn build(node_count: usize, model_count: usize, seed: u64) -> Cluster {
                     }],
                     age_sec: 0,
                     idle_sec: -1,
-                    err: if starting && rng.chance(30) { "engine exited with status 1; restarting".into() } else { String::new() },
+                    err: if starting && rng.chance(30) {
+                        "engine exited with status 1; restarting".into()
+                    } else {
+                        String::new()
+                    },
                 },
-                started: now.checked_sub(Duration::from_secs(rng.below(7 * 86400))).unwrap_or(now),
-                last_used: (!starting && rng.chance(80))
-                    .then(|| now.checked_sub(Duration::from_secs(rng.below(3600))).unwrap_or(now)),
+                started: now
+                    .checked_sub(Duration::from_secs(rng.below(7 * 86400)))
+                    .unwrap_or(now),
+                last_used: (!starting && rng.chance(80)).then(|| {
+                    now.checked_sub(Duration::from_secs(rng.below(3600)))
+                        .unwrap_or(now)
+                }),
             });
             placed += 1;
         }
         if min > 0 {
             explains.insert(
                 name.clone(),
-                ExplainView { model: name.clone(), placed: placed > 0, rejections },
+                ExplainView {
+                    model: name.clone(),
+                    placed: placed > 0,
+                    rejections,
+                },
             );
         }
         models.push(ModelView {
@@ -182,13 +241,30 @@ pub fn build(node_count: usize, model_count: usize, seed: u64) -> Cluster {
             continue;
         }
         let paths = (0..1 + rng.below(3))
-            .map(|k| format!("/var/lib/llmgw/cache/sha256-{:012x}/model-{k}.safetensors", rng.next() >> 16))
+            .map(|k| {
+                format!(
+                    "/var/lib/llmgw/cache/sha256-{:012x}/model-{k}.safetensors",
+                    rng.next() >> 16
+                )
+            })
             .collect();
-        let bytes = if i % 7 == 0 { 0 } else { (1 + rng.below(150)) as i64 * (1 << 30) };
-        orphans.push(OrphanView { node: n.id.clone(), paths, bytes });
+        let bytes = if i % 7 == 0 {
+            0
+        } else {
+            (1 + rng.below(150)) as i64 * (1 << 30)
+        };
+        orphans.push(OrphanView {
+            node: n.id.clone(),
+            paths,
+            bytes,
+        });
     }
 
-    let refusing = nodes.iter_mut().take(1).map(|(n, _)| n.id.clone()).collect();
+    let refusing = nodes
+        .iter_mut()
+        .take(1)
+        .map(|(n, _)| n.id.clone())
+        .collect();
     Cluster::new(
         nodes.into_iter().map(|(n, _)| n).collect(),
         models,
@@ -224,7 +300,11 @@ mod tests {
         for r in &c.replicas {
             for s in &r.view.shards {
                 for g in &s.gpus {
-                    assert!(seen.insert((s.node.clone(), *g)), "{} GPU {g} twice", s.node);
+                    assert!(
+                        seen.insert((s.node.clone(), *g)),
+                        "{} GPU {g} twice",
+                        s.node
+                    );
                 }
             }
         }

@@ -70,7 +70,11 @@ async fn models(State(sim): State<Simulator>) -> Response {
 
 async fn replicas(State(sim): State<Simulator>, params: Params) -> Result<Response, SimError> {
     let model = param(params, "model")?.filter(|m| !m.is_empty());
-    Ok(Json(sim.cluster().list_replicas(Instant::now(), model.as_deref())).into_response())
+    Ok(Json(
+        sim.cluster()
+            .list_replicas(Instant::now(), model.as_deref()),
+    )
+    .into_response())
 }
 
 async fn explain(State(sim): State<Simulator>, params: Params) -> Result<Response, SimError> {
@@ -107,7 +111,10 @@ async fn collect(
     body: Result<Json<CollectRequest>, JsonRejection>,
 ) -> Result<Response, SimError> {
     let Json(request) = body.map_err(|e| {
-        SimError::BadRequest(format!("body must be {{\"node\": \"<id>\"}}: {}", e.body_text()))
+        SimError::BadRequest(format!(
+            "body must be {{\"node\": \"<id>\"}}: {}",
+            e.body_text()
+        ))
     })?;
     let actor = actor(&headers)?;
     let results = sim

@@ -16,8 +16,11 @@ async fn preview(app: &TestApp, node: &str) -> CollectPreview {
 }
 
 async fn collect(app: &TestApp, node: &str, token: &str) -> reqwest::Response {
-    app.server_fn("collect_weights", &[("node", node), ("token", token), ("back", "/weights")])
-        .await
+    app.server_fn(
+        "collect_weights",
+        &[("node", node), ("token", token), ("back", "/weights")],
+    )
+    .await
 }
 
 fn orphan_count(app: &TestApp) -> usize {
@@ -42,7 +45,10 @@ async fn a_confirmed_collection_goes_through_once_and_reports_each_node() {
     assert!(p.bytes > 0);
     let response = collect(&app, "", &p.token).await;
     assert!(response.status().is_success(), "{}", response.status());
-    let location = response.headers()["serverfnredirect"].to_str().map(|_| ()).ok();
+    let location = response.headers()["serverfnredirect"]
+        .to_str()
+        .map(|_| ())
+        .ok();
     let _ = location;
     // Only the refusing node keeps its files.
     assert_eq!(orphan_count(&app), 1);
@@ -59,12 +65,15 @@ async fn collect_without_a_token_is_refused() {
     let app = TestApp::spawn().await;
     let body = refusal(collect(&app, "", "").await).await;
     assert!(body.contains("ConfirmationStale"), "{body}");
-    let body = refusal(
-        app.server_fn("collect_weights", &[("node", "")]).await,
-    )
-    .await;
-    assert!(body.contains("token") || body.contains("BadRequest"), "{body}");
-    assert!(app.simulator.audit().is_empty(), "nothing reached the admin API");
+    let body = refusal(app.server_fn("collect_weights", &[("node", "")]).await).await;
+    assert!(
+        body.contains("token") || body.contains("BadRequest"),
+        "{body}"
+    );
+    assert!(
+        app.simulator.audit().is_empty(),
+        "nothing reached the admin API"
+    );
 }
 
 #[tokio::test]
@@ -106,20 +115,30 @@ async fn a_token_for_one_node_does_not_collect_every_node() {
 async fn cordon_and_drain_need_a_confirmation_uncordon_does_not() {
     let app = TestApp::spawn().await;
     let body = refusal(
-        app.server_fn("set_node_state", &[("node", "gpu-l40s-01"), ("state", "draining")])
-            .await,
+        app.server_fn(
+            "set_node_state",
+            &[("node", "gpu-l40s-01"), ("state", "draining")],
+        )
+        .await,
     )
     .await;
     assert!(body.contains("ConfirmationMissing"), "{body}");
     let ok = app
         .server_fn(
             "set_node_state",
-            &[("node", "gpu-l40s-01"), ("state", "cordoned"), ("confirm", "yes")],
+            &[
+                ("node", "gpu-l40s-01"),
+                ("state", "cordoned"),
+                ("confirm", "yes"),
+            ],
         )
         .await;
     assert!(ok.status().is_success());
     let ok = app
-        .server_fn("set_node_state", &[("node", "gpu-l40s-01"), ("state", "ready")])
+        .server_fn(
+            "set_node_state",
+            &[("node", "gpu-l40s-01"), ("state", "ready")],
+        )
         .await;
     assert!(ok.status().is_success());
     let audit = app.simulator.audit();
@@ -130,7 +149,10 @@ async fn cordon_and_drain_need_a_confirmation_uncordon_does_not() {
 async fn a_read_only_console_refuses_every_change() {
     let app = TestApp::spawn_with(|cx| cx.ui.read_only = true).await;
     for (name, form) in [
-        ("set_node_state", vec![("node", "gpu-l40s-01"), ("state", "ready")]),
+        (
+            "set_node_state",
+            vec![("node", "gpu-l40s-01"), ("state", "ready")],
+        ),
         ("preview_collect", vec![("node", "")]),
         ("collect_weights", vec![("node", ""), ("token", "x")]),
     ] {
@@ -139,7 +161,10 @@ async fn a_read_only_console_refuses_every_change() {
     }
     assert!(app.simulator.audit().is_empty());
     let html = app.page("/nodes").await;
-    assert!(!html.contains(">Drain<"), "no buttons on a read-only console");
+    assert!(
+        !html.contains(">Drain<"),
+        "no buttons on a read-only console"
+    );
 }
 
 #[tokio::test]
@@ -159,7 +184,10 @@ async fn a_form_posted_without_javascript_returns_to_the_page_with_its_receipt()
         .await
         .expect("answers");
     assert_eq!(response.status(), 302);
-    let location = response.headers()["location"].to_str().expect("ascii").to_string();
+    let location = response.headers()["location"]
+        .to_str()
+        .expect("ascii")
+        .to_string();
     assert!(location.starts_with("/nodes?q=l40s&receipt="), "{location}");
     let html = app.page(&location).await;
     assert!(html.contains("Drain gpu-l40s-03"), "the receipt is shown");
@@ -173,12 +201,23 @@ async fn an_action_the_admin_api_refuses_shows_its_message_verbatim() {
         .http
         .post(format!("{}/api/set_node_state", app.console))
         .header("accept", "text/html")
-        .form(&[("node", "no-such-node"), ("state", "ready"), ("back", "/nodes")])
+        .form(&[
+            ("node", "no-such-node"),
+            ("state", "ready"),
+            ("back", "/nodes"),
+        ])
         .send()
         .await
         .expect("answers");
-    let location = response.headers()["location"].to_str().expect("ascii").to_string();
+    let location = response.headers()["location"]
+        .to_str()
+        .expect("ascii")
+        .to_string();
     let html = app.page(&location).await;
     assert!(html.contains("Uncordon no-such-node"), "{html}");
-    assert!(html.contains("404 Not Found: node &quot;no-such-node&quot; not found") || html.contains("404 Not Found: node \"no-such-node\" not found"), "{html}");
+    assert!(
+        html.contains("404 Not Found: node &quot;no-such-node&quot; not found")
+            || html.contains("404 Not Found: node \"no-such-node\" not found"),
+        "{html}"
+    );
 }

@@ -18,14 +18,27 @@ async fn every_endpoint_the_simulator_serves_decodes() {
     assert!(client.list_nodes(&a).await.expect("nodes").len() >= 12);
     let models = client.list_models(&a).await.expect("models");
     assert!(models.iter().any(|m| m.name == "qwen2.5:7b"));
-    assert!(!client.list_replicas(&a, None).await.expect("replicas").is_empty());
+    assert!(
+        !client
+            .list_replicas(&a, None)
+            .await
+            .expect("replicas")
+            .is_empty()
+    );
     let llama = client
         .list_replicas(&a, Some("meta-llama/Llama-3.1-70B-Instruct"))
         .await
         .expect("replicas");
     assert_eq!(llama.len(), 2);
-    assert!(llama.iter().any(|r| r.shards.len() == 2), "a multi-node replica");
-    for name in ["meta-llama/Llama-3.1-70B-Instruct", "qwen2.5:7b", "acme/support bot:v2"] {
+    assert!(
+        llama.iter().any(|r| r.shards.len() == 2),
+        "a multi-node replica"
+    );
+    for name in [
+        "meta-llama/Llama-3.1-70B-Instruct",
+        "qwen2.5:7b",
+        "acme/support bot:v2",
+    ] {
         let e = client.explain_placement(&a, name).await.expect("explains");
         assert_eq!(e.model, name);
     }
@@ -35,10 +48,16 @@ async fn every_endpoint_the_simulator_serves_decodes() {
         .await
         .expect("changes");
     assert_eq!(change.state, "cordoned");
-    let results = client.collect_weights(&a, Some("gpu-l40s-02")).await.expect("collects");
+    let results = client
+        .collect_weights(&a, Some("gpu-l40s-02"))
+        .await
+        .expect("collects");
     assert_eq!(results.len(), 1);
     let audit = app.simulator.audit();
-    assert!(audit.iter().all(|e| e.actor == "integration-test"), "{audit:?}");
+    assert!(
+        audit.iter().all(|e| e.actor == "integration-test"),
+        "{audit:?}"
+    );
 }
 
 #[tokio::test]
@@ -57,14 +76,20 @@ async fn server_refusals_carry_status_line_and_message() {
         .set_node_state(&actor(), "../../etc", TargetState::Ready)
         .await
         .expect_err("unknown node");
-    assert!(matches!(err, AdminApiError::Status { ref status, .. } if status == "404 Not Found"), "{err}");
+    assert!(
+        matches!(err, AdminApiError::Status { ref status, .. } if status == "404 Not Found"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
 async fn an_unreachable_api_names_the_address() {
     let port = free_port();
     let client = AdminApiClient::new(&format!("127.0.0.1:{port}")).expect("valid");
-    let err = client.list_nodes(&actor()).await.expect_err("nothing listens");
+    let err = client
+        .list_nodes(&actor())
+        .await
+        .expect_err("nothing listens");
     match err {
         AdminApiError::Unreachable { address, cause } => {
             assert_eq!(address, format!("http://127.0.0.1:{port}"));
@@ -120,7 +145,14 @@ async fn names_are_encoded_on_the_way_out() {
     let client = AdminApiClient::new(&upstream.address).expect("valid");
     // The scripted upstream answers anything; what matters is that the call
     // is made and decodes, whatever the name holds.
-    for name in ["meta-llama/Llama-3.1-70B-Instruct", "qwen2.5:7b", "a b&c=d#e?f"] {
-        client.explain_placement(&actor(), name).await.expect("decodes");
+    for name in [
+        "meta-llama/Llama-3.1-70B-Instruct",
+        "qwen2.5:7b",
+        "a b&c=d#e?f",
+    ] {
+        client
+            .explain_placement(&actor(), name)
+            .await
+            .expect("decodes");
     }
 }

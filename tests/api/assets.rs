@@ -24,12 +24,18 @@ async fn wasm_with(app: &TestApp, accept: &str) -> reqwest::Response {
 #[tokio::test]
 async fn wasm_is_served_precompressed_by_accept_encoding() {
     let app = TestApp::spawn().await;
-    for (accept, encoding) in [("br", Some("br")), ("gzip", Some("gzip")), ("identity", None)] {
+    for (accept, encoding) in [
+        ("br", Some("br")),
+        ("gzip", Some("gzip")),
+        ("identity", None),
+    ] {
         let response = wasm_with(&app, accept).await;
         let headers = response.headers();
         assert_eq!(headers["content-type"], "application/wasm");
         assert_eq!(
-            headers.get("content-encoding").and_then(|v| v.to_str().ok()),
+            headers
+                .get("content-encoding")
+                .and_then(|v| v.to_str().ok()),
             encoding,
             "for Accept-Encoding: {accept}"
         );

@@ -2,13 +2,13 @@ use std::future::{Future, IntoFuture};
 use std::net::SocketAddr;
 use std::sync::{Arc, LazyLock, Mutex};
 
+use app::context::ConsoleContext;
 use axum::Router;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use llmgw_console::router::router;
 use llmgw_console::settings::Settings;
 use llmgw_console::simulator::Simulator;
-use app::context::ConsoleContext;
 use llmgw_console::startup::console_context;
 use tokio::net::TcpListener;
 
@@ -172,9 +172,10 @@ impl ScriptedUpstream {
                     .into_response()
             }
         });
-        let addr = serve_on_shared_runtime(SocketAddr::from(([127, 0, 0, 1], 0)), move |listener| {
-            axum::serve(listener, app).into_future()
-        });
+        let addr =
+            serve_on_shared_runtime(SocketAddr::from(([127, 0, 0, 1], 0)), move |listener| {
+                axum::serve(listener, app).into_future()
+            });
         Self {
             address: format!("http://{addr}"),
             seen,

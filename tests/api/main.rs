@@ -3,8 +3,8 @@
 
 mod helpers;
 
-mod admin_api_client;
 mod actions;
+mod admin_api_client;
 mod assets;
 mod nodes_page;
 mod pages;

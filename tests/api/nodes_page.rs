@@ -6,7 +6,10 @@ use crate::helpers::TestApp;
 async fn the_nodes_page_is_rendered_on_the_server_with_every_node() {
     let app = TestApp::spawn().await;
     let html = app.page("/nodes").await;
-    let nodes = app.simulator.cluster().list_nodes(std::time::Instant::now());
+    let nodes = app
+        .simulator
+        .cluster()
+        .list_nodes(std::time::Instant::now());
     assert!(nodes.len() >= 12);
     for node in &nodes {
         assert!(
@@ -41,7 +44,10 @@ async fn the_list_nodes_server_function_answers_what_the_simulator_holds() {
     let response = app.server_fn("list_nodes", &[]).await;
     assert_eq!(response.status(), 200);
     let nodes: Vec<NodeView> = response.json().await.expect("node list");
-    let expected = app.simulator.cluster().list_nodes(std::time::Instant::now());
+    let expected = app
+        .simulator
+        .cluster()
+        .list_nodes(std::time::Instant::now());
     assert_eq!(nodes, expected);
 }
 

@@ -32,14 +32,26 @@ async fn models_show_the_four_statuses_and_where_to_look() {
 async fn explain_pages_open_for_names_with_slashes_colons_dots_and_spaces() {
     let app = TestApp::spawn().await;
     for (path, model) in [
-        ("/models/meta-llama%2FLlama-3.1-70B-Instruct/placement", "meta-llama/Llama-3.1-70B-Instruct"),
-        ("/models/meta-llama/Llama-3.1-70B-Instruct/placement", "meta-llama/Llama-3.1-70B-Instruct"),
+        (
+            "/models/meta-llama%2FLlama-3.1-70B-Instruct/placement",
+            "meta-llama/Llama-3.1-70B-Instruct",
+        ),
+        (
+            "/models/meta-llama/Llama-3.1-70B-Instruct/placement",
+            "meta-llama/Llama-3.1-70B-Instruct",
+        ),
         ("/models/qwen2.5:7b/placement", "qwen2.5:7b"),
         ("/models/qwen2.5%3A7b/placement", "qwen2.5:7b"),
-        ("/models/acme%2Fsupport%20bot%3Av2/placement", "acme/support bot:v2"),
+        (
+            "/models/acme%2Fsupport%20bot%3Av2/placement",
+            "acme/support bot:v2",
+        ),
     ] {
         let html = app.page(path).await;
-        assert!(html.contains(&format!("<h1 class=\"id\">{model}</h1>")), "{path}");
+        assert!(
+            html.contains(&format!("<h1 class=\"id\">{model}</h1>")),
+            "{path}"
+        );
     }
 }
 
@@ -48,9 +60,18 @@ async fn the_four_situations_read_differently() {
     let app = TestApp::spawn().await;
     for (model, words) in [
         ("qwen2.5%3A7b", "No candidate was turned down"),
-        ("meta-llama%2FLlama-3.1-70B-Instruct", "Some candidates were turned down on the way"),
-        ("deepseek-ai%2FDeepSeek-V3", "Every candidate was turned down"),
-        ("microsoft%2FPhi-3.5-mini-instruct", "no placement has been attempted"),
+        (
+            "meta-llama%2FLlama-3.1-70B-Instruct",
+            "Some candidates were turned down on the way",
+        ),
+        (
+            "deepseek-ai%2FDeepSeek-V3",
+            "Every candidate was turned down",
+        ),
+        (
+            "microsoft%2FPhi-3.5-mini-instruct",
+            "no placement has been attempted",
+        ),
     ] {
         let html = app.page(&format!("/models/{model}/placement")).await;
         assert!(html.contains(words), "{model}");
@@ -83,7 +104,10 @@ async fn an_unknown_model_says_so_with_the_servers_words() {
 async fn replicas_show_shards_idle_dashes_and_errors_on_their_rows() {
     let app = TestApp::spawn().await;
     let html = app.page("/replicas").await.replace("<!>", "");
-    assert!(html.contains("gpu-h100-01</a>:[0 1 2 3]"), "multi-node shards");
+    assert!(
+        html.contains("gpu-h100-01</a>:[0 1 2 3]"),
+        "multi-node shards"
+    );
     assert!(html.contains("engine exited with status 1"));
     assert!(html.contains("r-0006-s1 on gpu-a100-02: CUDA out of memory"));
     let bge = crate::nodes_page::row_by(&html, "data-replica", "r-0005");
@@ -112,7 +136,10 @@ async fn the_node_page_joins_replicas_and_rejections() {
     let app = TestApp::spawn().await;
     let html = app.page("/nodes/gpu-h100-03").await;
     assert!(html.contains("GPU 5: Xid 79"));
-    assert!(html.contains("Rejections that name this node (4)"), "{html}");
+    assert!(
+        html.contains("Rejections that name this node (4)"),
+        "{html}"
+    );
     assert!(html.contains("insufficient disk: needs 55G, 12G free"));
     let html = app.page("/nodes/gpu-h100-01").await;
     assert!(html.contains("Replicas on this node (2)"));
@@ -126,7 +153,12 @@ async fn a_drain_dialog_previews_what_moves_and_who_dips() {
     let html = app.page("/nodes?confirm=drain&node=gpu-h100-01").await;
     assert!(html.contains("role=\"dialog\""));
     assert!(html.contains("2 replicas move"), "{html}");
-    assert!(html.contains("meta-llama/Llama-3.1-70B-Instruct</strong>: 2 ready of 2 wanted, 0 while moving"), "{html}");
+    assert!(
+        html.contains(
+            "meta-llama/Llama-3.1-70B-Instruct</strong>: 2 ready of 2 wanted, 0 while moving"
+        ),
+        "{html}"
+    );
     assert!(html.contains("llmgw ctl drain gpu-h100-01"));
 }
 

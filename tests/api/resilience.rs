@@ -9,25 +9,45 @@ use crate::helpers::{ScriptedUpstream, TestApp, http, spawn_console, spawn_simul
 #[tokio::test]
 async fn an_unreachable_admin_api_gives_a_whole_page_naming_the_address() {
     let console = spawn_console("127.0.0.1:1").await;
-    let response = http().get(format!("{console}/nodes")).send().await.expect("answers");
+    let response = http()
+        .get(format!("{console}/nodes"))
+        .send()
+        .await
+        .expect("answers");
     assert_eq!(response.status(), 200);
     let html = response.text().await.expect("body");
     assert!(html.contains("<html"), "a whole page");
     assert!(html.contains("cannot be reached"), "{html}");
     assert!(html.contains("http://127.0.0.1:1"), "names the address");
     assert!(html.contains("admin_listen"), "gives the likely cause");
-    assert!(!html.contains("No nodes have registered"), "never an empty cluster");
+    assert!(
+        !html.contains("No nodes have registered"),
+        "never an empty cluster"
+    );
 }
 
 #[tokio::test]
 async fn the_console_recovers_by_itself_when_the_admin_api_comes_back() {
     let port = crate::helpers::free_port();
     let console = spawn_console(&format!("127.0.0.1:{port}")).await;
-    let down = http().get(format!("{console}/nodes")).send().await.expect("answers");
-    assert!(down.text().await.expect("body").contains("cannot be reached"));
+    let down = http()
+        .get(format!("{console}/nodes"))
+        .send()
+        .await
+        .expect("answers");
+    assert!(
+        down.text()
+            .await
+            .expect("body")
+            .contains("cannot be reached")
+    );
 
     spawn_simulator(Simulator::demo(), SocketAddr::from(([127, 0, 0, 1], port)));
-    let up = http().get(format!("{console}/nodes")).send().await.expect("answers");
+    let up = http()
+        .get(format!("{console}/nodes"))
+        .send()
+        .await
+        .expect("answers");
     let html = up.text().await.expect("body");
     assert!(html.contains("data-node=\"gpu-h100-01\""), "{html}");
 }
@@ -66,7 +86,10 @@ async fn an_error_status_is_shown_with_the_servers_own_words() {
         .await
         .expect("body");
     assert!(html.contains("503 Service Unavailable"), "{html}");
-    assert!(html.contains("control plane is electing a leader"), "{html}");
+    assert!(
+        html.contains("control plane is electing a leader"),
+        "{html}"
+    );
 }
 
 #[tokio::test]
@@ -80,8 +103,15 @@ async fn the_operator_named_by_the_proxy_is_sent_as_the_actor() {
         .send()
         .await
         .expect("answers");
-    assert_eq!(upstream.last_header("x-llmgw-actor").as_deref(), Some("ana@ops"));
-    client.get(format!("{console}/nodes")).send().await.expect("answers");
+    assert_eq!(
+        upstream.last_header("x-llmgw-actor").as_deref(),
+        Some("ana@ops")
+    );
+    client
+        .get(format!("{console}/nodes"))
+        .send()
+        .await
+        .expect("answers");
     assert_eq!(
         upstream.last_header("x-llmgw-actor").as_deref(),
         Some("llmgw-console (127.0.0.1)"),
@@ -118,8 +148,10 @@ async fn hostile_requests_are_refused_without_harm() {
     assert_eq!(response.status(), 413);
     let response = app.get("/nodes").await;
     assert_eq!(response.headers()["x-content-type-options"], "nosniff");
-    assert!(response.headers()["content-security-policy"]
-        .to_str()
-        .expect("ascii")
-        .contains("frame-ancestors 'none'"));
+    assert!(
+        response.headers()["content-security-policy"]
+            .to_str()
+            .expect("ascii")
+            .contains("frame-ancestors 'none'")
+    );
 }

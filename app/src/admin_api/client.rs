@@ -111,8 +111,14 @@ impl AdminApiClient {
     ) -> Result<ExplainView, AdminApiError> {
         let mut url = self.url(&["explain-placement"]);
         url.query_pairs_mut().append_pair("model", model);
-        self.call(Method::GET, url, actor, None::<&()>, "a placement explanation")
-            .await
+        self.call(
+            Method::GET,
+            url,
+            actor,
+            None::<&()>,
+            "a placement explanation",
+        )
+        .await
     }
 
     pub async fn set_node_state(
@@ -129,8 +135,14 @@ impl AdminApiClient {
 
     pub async fn list_orphans(&self, actor: &Actor) -> Result<Vec<OrphanView>, AdminApiError> {
         let url = self.url(&["weights", "orphans"]);
-        self.call_list(Method::GET, url, actor, None::<&()>, "an orphaned-weights list")
-            .await
+        self.call_list(
+            Method::GET,
+            url,
+            actor,
+            None::<&()>,
+            "an orphaned-weights list",
+        )
+        .await
     }
 
     /// Asks one node (or, with `None`, every node) to delete its orphans.
@@ -290,10 +302,7 @@ fn error_message(body: &[u8]) -> String {
 /// says more than reqwest's outer "error sending request".
 fn describe_transport_error(e: &reqwest::Error) -> String {
     if e.is_timeout() {
-        return format!(
-            "no answer within {} seconds",
-            REQUEST_TIMEOUT.as_secs()
-        );
+        return format!("no answer within {} seconds", REQUEST_TIMEOUT.as_secs());
     }
     let mut innermost: &dyn std::error::Error = e;
     while let Some(source) = innermost.source() {
@@ -309,8 +318,14 @@ mod tests {
 
     #[test]
     fn error_messages_read_like_llmgw_ctl() {
-        assert_eq!(error_message(br#"{"error":"no such node"}"#), "no such node");
-        assert_eq!(error_message(b"  upstream exploded \n"), "upstream exploded");
+        assert_eq!(
+            error_message(br#"{"error":"no such node"}"#),
+            "no such node"
+        );
+        assert_eq!(
+            error_message(b"  upstream exploded \n"),
+            "upstream exploded"
+        );
         assert_eq!(error_message(br#"{"error":""}"#), r#"{"error":""}"#);
         assert_eq!(error_message(b""), "(no message)");
         let long = vec![b'x'; 10_000];
@@ -320,7 +335,10 @@ mod tests {
     #[test]
     fn status_lines_carry_the_reason() {
         assert_eq!(status_line(StatusCode::NOT_FOUND), "404 Not Found");
-        assert_eq!(status_line(StatusCode::from_u16(599).expect("valid")), "599");
+        assert_eq!(
+            status_line(StatusCode::from_u16(599).expect("valid")),
+            "599"
+        );
     }
 
     #[test]
@@ -342,7 +360,10 @@ mod tests {
     fn actors_are_never_blank() {
         assert!(Actor::new("  ").is_none());
         assert!(Actor::new("bad\nname").is_none());
-        assert_eq!(Actor::new(" ana ").map(|a| a.to_string()), Some("ana".into()));
+        assert_eq!(
+            Actor::new(" ana ").map(|a| a.to_string()),
+            Some("ana".into())
+        );
         assert_eq!(Actor::console().as_str(), "llmgw-console");
     }
 }

@@ -30,9 +30,7 @@ impl From<AdminApiError> for ConsoleError {
             AdminApiError::Unreachable { address, cause } => {
                 ConsoleError::Unreachable { address, cause }
             }
-            AdminApiError::Status { status, message } => {
-                ConsoleError::Upstream { status, message }
-            }
+            AdminApiError::Status { status, message } => ConsoleError::Upstream { status, message },
             AdminApiError::Malformed {
                 address,
                 expected,

@@ -9,7 +9,9 @@ fn title(error: &ConsoleError) -> &'static str {
     match error {
         ConsoleError::Unreachable { .. } => "The llmgw admin API cannot be reached",
         ConsoleError::Upstream { .. } => "The llmgw admin API refused the request",
-        ConsoleError::Malformed { .. } => "The llmgw admin API sent an answer the console cannot read",
+        ConsoleError::Malformed { .. } => {
+            "The llmgw admin API sent an answer the console cannot read"
+        }
         ConsoleError::BadRequest(_) => "That request is not valid",
         ConsoleError::ReadOnly => "This console is read-only",
         ConsoleError::ConfirmationMissing => "Not confirmed",

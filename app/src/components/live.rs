@@ -16,7 +16,12 @@ use crate::ui_settings::UiSettings;
 pub fn refresh_ticker() -> Memo<(u64, String)> {
     let tick = interval_ticker();
     let params = leptos_router::hooks::use_query_map();
-    Memo::new(move |_| (tick.get(), params.with(|p| p.get("receipt").unwrap_or_default())))
+    Memo::new(move |_| {
+        (
+            tick.get(),
+            params.with(|p| p.get("receipt").unwrap_or_default()),
+        )
+    })
 }
 
 /// On the server it stays at 0.

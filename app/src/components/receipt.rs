@@ -10,9 +10,16 @@ use crate::server_fns::actions::{Receipt, read_receipt};
 pub fn ReceiptBanner() -> impl IntoView {
     let params = use_query_map();
     let id = Memo::new(move |_| params.with(|p| p.get("receipt").unwrap_or_default()));
-    let receipt = Resource::new(move || id.get(), |id| async move {
-        if id.is_empty() { Ok(None) } else { read_receipt(id).await }
-    });
+    let receipt = Resource::new(
+        move || id.get(),
+        |id| async move {
+            if id.is_empty() {
+                Ok(None)
+            } else {
+                read_receipt(id).await
+            }
+        },
+    );
     view! {
         <Suspense>
             {move || Suspend::new(async move {

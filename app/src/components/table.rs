@@ -74,7 +74,10 @@ impl TableQuery {
         text: impl Fn(&T) -> String,
         key: impl Fn(&T, &str) -> SortKey,
     ) -> Vec<T> {
-        let mut rows: Vec<T> = rows.into_iter().filter(|r| self.matches(&text(r))).collect();
+        let mut rows: Vec<T> = rows
+            .into_iter()
+            .filter(|r| self.matches(&text(r)))
+            .collect();
         if let Some(column) = &self.sort {
             rows.sort_by(|a, b| {
                 let order = key(a, column).cmp(&key(b, column));
@@ -159,7 +162,11 @@ pub fn encode_query(pairs: &[(String, String)]) -> String {
 /// never change what the URL means.
 pub fn encode_component(s: &str) -> String {
     use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
-    const KEEP: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+    const KEEP: &AsciiSet = &NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
     utf8_percent_encode(s, KEEP).to_string()
 }
 
@@ -291,7 +298,12 @@ mod tests {
 
     #[test]
     fn model_names_survive_a_round_trip_through_a_url() {
-        for name in ["meta-llama/Llama-3.1-70B-Instruct", "qwen2.5:7b", "acme/support bot:v2", "a&b#c?d%"] {
+        for name in [
+            "meta-llama/Llama-3.1-70B-Instruct",
+            "qwen2.5:7b",
+            "acme/support bot:v2",
+            "a&b#c?d%",
+        ] {
             let encoded = encode_component(name);
             assert!(!encoded.contains('/') && !encoded.contains(' ') && !encoded.contains('#'));
             assert_eq!(decode_component(&encoded), name);

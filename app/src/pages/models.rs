@@ -66,11 +66,15 @@ fn passes_facets(m: &ModelView, q: &TableQuery) -> bool {
 #[component]
 fn ModelsTable(models: Vec<ModelView>, query: Memo<TableQuery>) -> impl IntoView {
     if models.is_empty() {
-        return view! { <p class="empty">"The catalog is empty: no model has been added."</p> }.into_any();
+        return view! { <p class="empty">"The catalog is empty: no model has been added."</p> }
+            .into_any();
     }
     let q = query.get();
     let total = models.len();
-    let models: Vec<ModelView> = models.into_iter().filter(|m| passes_facets(m, &q)).collect();
+    let models: Vec<ModelView> = models
+        .into_iter()
+        .filter(|m| passes_facets(m, &q))
+        .collect();
     let shown = q.apply(models, row_text, sort_key);
     let count = shown.len();
     view! {

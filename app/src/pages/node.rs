@@ -15,9 +15,13 @@ use crate::server_fns::nodes::{NodeReport, inspect_node};
 #[component]
 pub fn NodePage() -> impl IntoView {
     let params = use_params_map();
-    let id = Memo::new(move |_| params.with(|p| decode_component(&p.get("id").unwrap_or_default())));
+    let id =
+        Memo::new(move |_| params.with(|p| decode_component(&p.get("id").unwrap_or_default())));
     let refresh = refresh_ticker();
-    let report = Resource::new(move || (id.get(), refresh.get()), |(id, _)| inspect_node(id));
+    let report = Resource::new(
+        move || (id.get(), refresh.get()),
+        |(id, _)| inspect_node(id),
+    );
     view! {
         <Title text=move || id.get() />
         <p class="crumbs"><a href="/nodes">"Nodes"</a> " / "</p>

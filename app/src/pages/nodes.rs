@@ -7,8 +7,8 @@ use leptos_meta::Title;
 use crate::admin_api::types::NodeView;
 use crate::components::table::encode_component;
 use crate::components::{
-    FilterBar, Live, NodeActionDialog, NodeActions, ReceiptBanner, SortHeader, SortKey,
-    TableQuery, refresh_ticker, use_table_query,
+    FilterBar, Live, NodeActionDialog, NodeActions, ReceiptBanner, SortHeader, SortKey, TableQuery,
+    refresh_ticker, use_table_query,
 };
 use crate::present;
 use crate::server_fns::nodes::list_nodes;

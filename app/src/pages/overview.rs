@@ -5,7 +5,7 @@ use leptos_meta::Title;
 
 use super::models::{StatusBadge, status_param};
 use super::nodes::NodesTable;
-use crate::components::{Live, ReceiptBanner, NodeActionDialog, refresh_ticker, use_table_query};
+use crate::components::{Live, NodeActionDialog, ReceiptBanner, refresh_ticker, use_table_query};
 use crate::derive::overview;
 use crate::present::{self, ModelStatus, file_size};
 use crate::server_fns::cluster::{ClusterSnapshot, cluster_overview};
@@ -25,7 +25,12 @@ pub fn OverviewPage() -> impl IntoView {
 
 fn render_overview(snapshot: ClusterSnapshot) -> impl IntoView {
     let query = use_table_query();
-    let o = overview(&snapshot.nodes, &snapshot.models, &snapshot.replicas, &snapshot.orphans);
+    let o = overview(
+        &snapshot.nodes,
+        &snapshot.models,
+        &snapshot.replicas,
+        &snapshot.orphans,
+    );
     let nodes = snapshot.nodes;
     view! {
         <div class="cards">

@@ -56,7 +56,9 @@ impl Situation {
             Self::PlacedWithRejections => {
                 "Placed. Some candidates were turned down on the way; they are listed below."
             }
-            Self::NotPlaced => "Not placed. Every candidate was turned down, for the reasons below.",
+            Self::NotPlaced => {
+                "Not placed. Every candidate was turned down, for the reasons below."
+            }
             Self::NotAttempted => {
                 "Not placed, and no placement has been attempted for it yet: nothing was turned down."
             }
@@ -74,7 +76,12 @@ enum Grouping {
 
 impl Grouping {
     fn from_query(q: &TableQuery) -> Self {
-        match q.rest.iter().find(|(k, _)| k == "group").map(|(_, v)| v.as_str()) {
+        match q
+            .rest
+            .iter()
+            .find(|(k, _)| k == "group")
+            .map(|(_, v)| v.as_str())
+        {
             Some("reason") => Self::Reason,
             Some("node") => Self::Node,
             _ => Self::Table,
@@ -101,7 +108,8 @@ impl Grouping {
 #[component]
 pub fn PlacementPage() -> impl IntoView {
     let params = use_params_map();
-    let model = Memo::new(move |_| params.with(|p| model_from_path(&p.get("rest").unwrap_or_default())));
+    let model =
+        Memo::new(move |_| params.with(|p| model_from_path(&p.get("rest").unwrap_or_default())));
     move || match model.get() {
         Some(name) => view! { <Placement name /> }.into_any(),
         None => view! { <super::NotFound /> }.into_any(),
@@ -113,7 +121,10 @@ fn Placement(name: String) -> impl IntoView {
     let refresh = refresh_ticker();
     let report = {
         let name = name.clone();
-        Resource::new(move || refresh.get(), move |_| explain_placement(name.clone()))
+        Resource::new(
+            move || refresh.get(),
+            move |_| explain_placement(name.clone()),
+        )
     };
     view! {
         <Title text=format!("{name}: placement") />
@@ -196,7 +207,12 @@ fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
 }
 
 fn grouping_href(q: &TableQuery, g: Grouping) -> String {
-    let mut pairs: Vec<(String, String)> = q.rest.iter().filter(|(k, _)| k != "group").cloned().collect();
+    let mut pairs: Vec<(String, String)> = q
+        .rest
+        .iter()
+        .filter(|(k, _)| k != "group")
+        .cloned()
+        .collect();
     pairs.push(("group".into(), g.param().into()));
     if !q.q.is_empty() {
         pairs.push(("q".into(), q.q.clone()));
@@ -346,18 +362,31 @@ mod tests {
             model_from_path("meta-llama/Llama-3.1-70B-Instruct/placement").as_deref(),
             Some("meta-llama/Llama-3.1-70B-Instruct")
         );
-        assert_eq!(model_from_path("acme%2Fsupport%20bot%3Av2/placement").as_deref(), Some("acme/support bot:v2"));
+        assert_eq!(
+            model_from_path("acme%2Fsupport%20bot%3Av2/placement").as_deref(),
+            Some("acme/support bot:v2")
+        );
         assert_eq!(model_from_path("qwen2.5:7b"), None);
         assert_eq!(model_from_path("/placement"), None);
-        assert_eq!(placement_href("qwen2.5:7b"), "/models/qwen2.5%3A7b/placement");
+        assert_eq!(
+            placement_href("qwen2.5:7b"),
+            "/models/qwen2.5%3A7b/placement"
+        );
     }
 
     #[test]
     fn the_four_situations_are_told_apart() {
         let r = vec![Rejection::default()];
-        let e = |placed, rejections: Vec<Rejection>| ExplainView { model: "m".into(), placed, rejections };
+        let e = |placed, rejections: Vec<Rejection>| ExplainView {
+            model: "m".into(),
+            placed,
+            rejections,
+        };
         assert_eq!(Situation::of(&e(true, vec![])), Situation::PlacedCleanly);
-        assert_eq!(Situation::of(&e(true, r.clone())), Situation::PlacedWithRejections);
+        assert_eq!(
+            Situation::of(&e(true, r.clone())),
+            Situation::PlacedWithRejections
+        );
         assert_eq!(Situation::of(&e(false, r)), Situation::NotPlaced);
         assert_eq!(Situation::of(&e(false, vec![])), Situation::NotAttempted);
     }

@@ -20,7 +20,10 @@ pub fn ReplicasPage() -> impl IntoView {
     let params = use_query_map();
     let model = Memo::new(move |_| params.with(|p| p.get("model").unwrap_or_default()));
     let refresh = refresh_ticker();
-    let replicas = Resource::new(move || (model.get(), refresh.get()), |(m, _)| list_replicas(m));
+    let replicas = Resource::new(
+        move || (model.get(), refresh.get()),
+        |(m, _)| list_replicas(m),
+    );
     view! {
         <Title text="Replicas" />
         <h1>
@@ -68,7 +71,16 @@ fn sort_key(r: &ReplicaView, column: &str) -> SortKey {
 
 fn row_text(r: &ReplicaView) -> String {
     let nodes: Vec<&str> = r.shards.iter().map(|s| s.node.as_str()).collect();
-    format!("{} {} {} {} {} {} {}", r.id, r.model, r.state, r.pool, nodes.join(" "), r.endpoint, r.err)
+    format!(
+        "{} {} {} {} {} {} {}",
+        r.id,
+        r.model,
+        r.state,
+        r.pool,
+        nodes.join(" "),
+        r.endpoint,
+        r.err
+    )
 }
 
 fn passes_facets(r: &ReplicaView, q: &TableQuery) -> bool {
@@ -85,7 +97,10 @@ fn ReplicasTable(replicas: Vec<ReplicaView>, query: Memo<TableQuery>) -> impl In
     }
     let q = query.get();
     let total = replicas.len();
-    let replicas: Vec<ReplicaView> = replicas.into_iter().filter(|r| passes_facets(r, &q)).collect();
+    let replicas: Vec<ReplicaView> = replicas
+        .into_iter()
+        .filter(|r| passes_facets(r, &q))
+        .collect();
     let shown = q.apply(replicas, row_text, sort_key);
     let count = shown.len();
     view! {

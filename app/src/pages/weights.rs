@@ -62,7 +62,10 @@ fn sort_key(o: &OrphanView, column: &str) -> SortKey {
 
 #[component]
 fn OrphanTable(orphans: Vec<OrphanView>, query: Memo<TableQuery>) -> impl IntoView {
-    let orphans: Vec<OrphanView> = orphans.into_iter().filter(|o| !o.paths.is_empty()).collect();
+    let orphans: Vec<OrphanView> = orphans
+        .into_iter()
+        .filter(|o| !o.paths.is_empty())
+        .collect();
     if orphans.is_empty() {
         return view! {
             <p class="empty">"Nothing to reclaim: every file llmgw fetched is still wanted by a model in the catalog."</p>
@@ -74,7 +77,11 @@ fn OrphanTable(orphans: Vec<OrphanView>, query: Memo<TableQuery>) -> impl IntoVi
     let total = orphans.len();
     let total_bytes: i64 = orphans.iter().map(|o| o.bytes.max(0)).sum();
     let total_files: usize = orphans.iter().map(|o| o.paths.len()).sum();
-    let shown = q.apply(orphans, |o| format!("{} {}", o.node, o.paths.join(" ")), sort_key);
+    let shown = q.apply(
+        orphans,
+        |o| format!("{} {}", o.node, o.paths.join(" ")),
+        sort_key,
+    );
     let count = shown.len();
     view! {
         <p class="total">
@@ -125,7 +132,10 @@ fn OrphanTable(orphans: Vec<OrphanView>, query: Memo<TableQuery>) -> impl IntoVi
 fn CollectDialog() -> impl IntoView {
     let params = use_query_map();
     let scope = Memo::new(move |_| {
-        params.with(|p| (p.get("confirm").as_deref() == Some("collect")).then(|| p.get("node").unwrap_or_default()))
+        params.with(|p| {
+            (p.get("confirm").as_deref() == Some("collect"))
+                .then(|| p.get("node").unwrap_or_default())
+        })
     });
     move || scope.get().map(|node| view! { <CollectConfirm node /> })
 }

@@ -83,16 +83,12 @@ mod ssr {
         for (model, explain) in explains {
             // A model removed between the two calls has nothing to say here.
             let Ok(explain) = explain else { continue };
-            rejections.extend(
-                explain
-                    .rejections
-                    .into_iter()
-                    .filter(|r| r.node == id)
-                    .map(|rejection| NodeRejection {
-                        model: model.clone(),
-                        rejection,
-                    }),
-            );
+            rejections.extend(explain.rejections.into_iter().filter(|r| r.node == id).map(
+                |rejection| NodeRejection {
+                    model: model.clone(),
+                    rejection,
+                },
+            ));
         }
         Ok(NodeReport {
             drain: drain_preview(&id, &models, &replicas),
@@ -111,7 +107,9 @@ mod ssr {
         let cx = ConsoleContext::current()?;
         cx.ensure_writable()?;
         if node.trim().is_empty() || node == "." || node == ".." {
-            return Err(ConsoleError::BadRequest(format!("{node:?} is not a node id")));
+            return Err(ConsoleError::BadRequest(format!(
+                "{node:?} is not a node id"
+            )));
         }
         if state != TargetState::Ready && !confirmed {
             return Err(ConsoleError::ConfirmationMissing);

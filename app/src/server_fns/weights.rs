@@ -87,7 +87,11 @@ mod ssr {
         let current = in_scope(cx.admin_api.list_orphans(&actor).await?, &node);
         cx.confirmations
             .redeem(&token, &node, &path_set(&current), Instant::now())?;
-        let scope = if node.is_empty() { "every node" } else { node.as_str() };
+        let scope = if node.is_empty() {
+            "every node"
+        } else {
+            node.as_str()
+        };
         tracing::info!(%actor, %scope, files = path_set(&current).len(), "collecting orphaned weights");
         let action = format!("Collect orphaned weights on {scope}");
         let receipt = match cx
