@@ -108,6 +108,45 @@ pub fn duration(sec: i64) -> String {
     }
 }
 
+/// Seconds in a duration the server formatted the Go way ("1m30s", "48s",
+/// "2h0m0s", "850ms"), so "last seen" sorts by time rather than as text.
+pub fn parse_duration(text: &str) -> Option<i64> {
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let mut total_ms: i64 = 0;
+    let mut number = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_ascii_digit() || c == '.' {
+            number.push(c);
+            continue;
+        }
+        let mut unit = c.to_string();
+        while let Some(&n) = chars.peek() {
+            if n.is_ascii_alphabetic() || n == 'µ' {
+                unit.push(n);
+                chars.next();
+            } else {
+                break;
+            }
+        }
+        let value: f64 = number.parse().ok()?;
+        number.clear();
+        let ms = match unit.as_str() {
+            "h" => 3_600_000.0,
+            "m" => 60_000.0,
+            "s" => 1_000.0,
+            "ms" => 1.0,
+            "us" | "µs" | "ns" => 0.0,
+            _ => return None,
+        };
+        total_ms += (value * ms) as i64;
+    }
+    number.is_empty().then_some(total_ms / 1000)
+}
+
 /// How long a replica has gone unused. Negative means nothing has reported
 /// use yet, which every replica looks like before its first request and after
 /// a router restart: a dash, not a huge number that reads as abandoned.
@@ -193,6 +232,18 @@ mod tests {
         assert_eq!(duration(3723), "1h2m3s");
         assert_eq!(idle(-1), "-");
         assert_eq!(idle(i64::MIN), "-");
+    }
+
+    #[test]
+    fn go_durations_parse_back_to_seconds() {
+        assert_eq!(parse_duration("48s"), Some(48));
+        assert_eq!(parse_duration("1m30s"), Some(90));
+        assert_eq!(parse_duration("2h0m0s"), Some(7200));
+        assert_eq!(parse_duration("850ms"), Some(0));
+        assert_eq!(parse_duration("1.5s"), Some(1));
+        assert_eq!(parse_duration(""), None);
+        assert_eq!(parse_duration("soon"), None);
+        assert_eq!(parse_duration("12"), None);
     }
 
     #[test]

@@ -41,6 +41,9 @@ fn sort_key(m: &ModelView, column: &str) -> SortKey {
         "serving" => SortKey::Num(-(i64::from(present::is_serving(m)))),
         "replicas" => SortKey::Num(m.ready),
         "status" => SortKey::Num(ModelStatus::of(m) as i64),
+        "aliases" => SortKey::Text(m.aliases.join(",")),
+        "profiles" => SortKey::Text(m.profiles.join(",")),
+        "fallbacks" => SortKey::Text(m.fallbacks.join(",")),
         _ => SortKey::Text(m.name.clone()),
     }
 }
@@ -90,9 +93,9 @@ fn ModelsTable(models: Vec<ModelView>, query: Memo<TableQuery>) -> impl IntoView
                             <SortHeader query column="serving" label="Serving" />
                             <SortHeader query column="replicas" label="Replicas" title="ready / minimum wanted" />
                             <SortHeader query column="status" label="Status" />
-                            <th scope="col">"Aliases"</th>
-                            <th scope="col">"Profiles"</th>
-                            <th scope="col">"Fallbacks"</th>
+                            <SortHeader query column="aliases" label="Aliases" />
+                            <SortHeader query column="profiles" label="Profiles" />
+                            <SortHeader query column="fallbacks" label="Fallbacks" />
                         </tr>
                     </thead>
                     <tbody>

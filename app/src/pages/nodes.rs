@@ -49,6 +49,9 @@ fn sort_key(n: &NodeView, column: &str) -> SortKey {
         "disk" if n.disk_total_gb > 0 => SortKey::Num(n.disk_free_gb),
         "memory" | "disk" => SortKey::Unknown,
         "replicas" => SortKey::Num(n.replicas),
+        "classes" => SortKey::Text(n.classes.join(",")),
+        "fabrics" => SortKey::Text(n.fabrics.join(",")),
+        "seen" => present::parse_duration(&n.last_seen_ago).map_or(SortKey::Unknown, SortKey::Num),
         "unhealthy" => SortKey::Num(-(n.unhealthy.len() as i64)),
         _ => SortKey::Text(n.id.clone()),
     }
@@ -102,10 +105,10 @@ pub fn NodesTable(nodes: Vec<NodeView>, query: Memo<TableQuery>) -> impl IntoVie
                             <SortHeader query column="gpus" label="GPUs" title="free of total" />
                             <SortHeader query column="memory" label="Memory" />
                             <SortHeader query column="disk" label="Disk" title="free / total in the model directories" />
-                            <th scope="col">"Classes"</th>
-                            <th scope="col">"Fabrics"</th>
+                            <SortHeader query column="classes" label="Classes" />
+                            <SortHeader query column="fabrics" label="Fabrics" />
                             <SortHeader query column="replicas" label="Replicas" />
-                            <th scope="col">"Last seen"</th>
+                            <SortHeader query column="seen" label="Last seen" />
                             <th scope="col"><span class="visually-hidden">"Actions"</span></th>
                         </tr>
                     </thead>

@@ -11,7 +11,9 @@ use super::models::StatusBadge;
 use super::nodes::{StateBadge, node_href};
 use crate::admin_api::types::{ExplainView, NodeView, Rejection};
 use crate::components::table::{decode_component, encode_component, encode_query};
-use crate::components::{FilterBar, Live, TableQuery, refresh_ticker, use_table_query};
+use crate::components::{
+    FilterBar, Live, SortHeader, SortKey, TableQuery, refresh_ticker, use_table_query,
+};
 use crate::derive::{group_by_node, group_by_reason};
 use crate::present::{self, ModelStatus};
 use crate::server_fns::placement::{PlacementReport, explain_placement};
@@ -148,13 +150,11 @@ fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
     let q = query.get();
     let grouping = Grouping::from_query(&q);
     let total = report.explain.rejections.len();
-    let shown: Vec<Rejection> = report
-        .explain
-        .rejections
-        .iter()
-        .filter(|r| q.matches(&format!("{} {} {} {}", r.profile, r.pool, r.node, r.reason)))
-        .cloned()
-        .collect();
+    let shown = q.apply(
+        report.explain.rejections.clone(),
+        |r| format!("{} {} {} {}", r.profile, r.pool, r.node, r.reason),
+        rejection_sort_key,
+    );
     let nodes = report.nodes.clone();
     let name = report.explain.model.clone();
     view! {
@@ -196,7 +196,7 @@ fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
                         view! { <p class="empty">"No rejection matches this filter."</p> }.into_any()
                     } else {
                         match grouping {
-                            Grouping::Table => view! { <RejectionTable rejections=shown nodes /> }.into_any(),
+                            Grouping::Table => view! { <RejectionTable rejections=shown nodes query /> }.into_any(),
                             Grouping::Reason => view! { <ByReason rejections=shown nodes /> }.into_any(),
                             Grouping::Node => view! { <ByNode rejections=shown nodes /> }.into_any(),
                         }
@@ -247,16 +247,26 @@ fn LiveNode(node: String, nodes: Vec<NodeView>) -> impl IntoView {
     .into_any()
 }
 
+fn rejection_sort_key(r: &Rejection, column: &str) -> SortKey {
+    let text = match column {
+        "profile" => &r.profile,
+        "pool" => &r.pool,
+        "node" => &r.node,
+        _ => &r.reason,
+    };
+    if text.is_empty() { SortKey::Unknown } else { SortKey::Text(text.clone()) }
+}
+
 #[component]
-fn RejectionTable(rejections: Vec<Rejection>, nodes: Vec<NodeView>) -> impl IntoView {
+fn RejectionTable(rejections: Vec<Rejection>, nodes: Vec<NodeView>, query: Memo<TableQuery>) -> impl IntoView {
     view! {
         <table class="data rejections">
             <thead>
                 <tr>
-                    <th scope="col">"Profile"</th>
-                    <th scope="col">"Pool"</th>
-                    <th scope="col">"Node, as it is now"</th>
-                    <th scope="col">"Reason"</th>
+                    <SortHeader query column="profile" label="Profile" />
+                    <SortHeader query column="pool" label="Pool" />
+                    <SortHeader query column="node" label="Node, as it is now" />
+                    <SortHeader query column="reason" label="Reason" />
                 </tr>
             </thead>
             <tbody>

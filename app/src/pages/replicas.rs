@@ -65,6 +65,8 @@ fn sort_key(r: &ReplicaView, column: &str) -> SortKey {
         "age" => SortKey::Num(r.age_sec),
         "idle" if r.idle_sec >= 0 => SortKey::Num(r.idle_sec),
         "idle" => SortKey::Unknown,
+        "nodes" => SortKey::Text(r.shards.iter().map(|s| s.node.as_str()).collect::<Vec<_>>().join(",")),
+        "endpoint" => SortKey::Text(r.endpoint.clone()),
         _ => SortKey::Text(r.id.clone()),
     }
 }
@@ -116,10 +118,10 @@ fn ReplicasTable(replicas: Vec<ReplicaView>, query: Memo<TableQuery>) -> impl In
                             <SortHeader query column="model" label="Model" />
                             <SortHeader query column="state" label="State" />
                             <SortHeader query column="pool" label="Pool" />
-                            <th scope="col" title="node:[GPUs] for each shard">"Nodes"</th>
+                            <SortHeader query column="nodes" label="Nodes" title="node:[GPUs] for each shard" />
                             <SortHeader query column="age" label="Age" />
                             <SortHeader query column="idle" label="Idle" title="since last use; a dash when nothing has reported use yet" />
-                            <th scope="col">"Endpoint"</th>
+                            <SortHeader query column="endpoint" label="Endpoint" />
                         </tr>
                     </thead>
                     <tbody>

@@ -56,6 +56,7 @@ fn sort_key(o: &OrphanView, column: &str) -> SortKey {
         "files" => SortKey::Num(o.paths.len() as i64),
         "bytes" if o.bytes > 0 => SortKey::Num(o.bytes),
         "bytes" => SortKey::Unknown,
+        "paths" => SortKey::Text(o.paths.join(",")),
         _ => SortKey::Text(o.node.clone()),
     }
 }
@@ -96,7 +97,7 @@ fn OrphanTable(orphans: Vec<OrphanView>, query: Memo<TableQuery>) -> impl IntoVi
                     <SortHeader query column="node" label="Node" />
                     <SortHeader query column="files" label="Files" />
                     <SortHeader query column="bytes" label="Would free" />
-                    <th scope="col">"Paths"</th>
+                    <SortHeader query column="paths" label="Paths" />
                     <th scope="col"><span class="visually-hidden">"Actions"</span></th>
                 </tr>
             </thead>
