@@ -254,11 +254,19 @@ fn rejection_sort_key(r: &Rejection, column: &str) -> SortKey {
         "node" => &r.node,
         _ => &r.reason,
     };
-    if text.is_empty() { SortKey::Unknown } else { SortKey::Text(text.clone()) }
+    if text.is_empty() {
+        SortKey::Unknown
+    } else {
+        SortKey::Text(text.clone())
+    }
 }
 
 #[component]
-fn RejectionTable(rejections: Vec<Rejection>, nodes: Vec<NodeView>, query: Memo<TableQuery>) -> impl IntoView {
+fn RejectionTable(
+    rejections: Vec<Rejection>,
+    nodes: Vec<NodeView>,
+    query: Memo<TableQuery>,
+) -> impl IntoView {
     view! {
         <table class="data rejections">
             <thead>

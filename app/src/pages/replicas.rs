@@ -65,7 +65,13 @@ fn sort_key(r: &ReplicaView, column: &str) -> SortKey {
         "age" => SortKey::Num(r.age_sec),
         "idle" if r.idle_sec >= 0 => SortKey::Num(r.idle_sec),
         "idle" => SortKey::Unknown,
-        "nodes" => SortKey::Text(r.shards.iter().map(|s| s.node.as_str()).collect::<Vec<_>>().join(",")),
+        "nodes" => SortKey::Text(
+            r.shards
+                .iter()
+                .map(|s| s.node.as_str())
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
         "endpoint" => SortKey::Text(r.endpoint.clone()),
         _ => SortKey::Text(r.id.clone()),
     }
