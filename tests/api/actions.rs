@@ -171,18 +171,16 @@ async fn a_read_only_console_refuses_every_change() {
 async fn a_form_posted_without_javascript_returns_to_the_page_with_its_receipt() {
     let app = TestApp::spawn().await;
     let response = app
-        .http
-        .post(format!("{}/api/set_node_state", app.console))
-        .header("accept", "text/html")
-        .form(&[
-            ("node", "gpu-l40s-03"),
-            ("state", "draining"),
-            ("confirm", "yes"),
-            ("back", "/nodes?q=l40s&confirm=drain&node=gpu-l40s-03"),
-        ])
-        .send()
-        .await
-        .expect("answers");
+        .post_form_without_js(
+            "set_node_state",
+            &[
+                ("node", "gpu-l40s-03"),
+                ("state", "draining"),
+                ("confirm", "yes"),
+                ("back", "/nodes?q=l40s&confirm=drain&node=gpu-l40s-03"),
+            ],
+        )
+        .await;
     assert_eq!(response.status(), 302);
     let location = response.headers()["location"]
         .to_str()
@@ -198,17 +196,15 @@ async fn a_form_posted_without_javascript_returns_to_the_page_with_its_receipt()
 async fn an_action_the_admin_api_refuses_shows_its_message_verbatim() {
     let app = TestApp::spawn().await;
     let response = app
-        .http
-        .post(format!("{}/api/set_node_state", app.console))
-        .header("accept", "text/html")
-        .form(&[
-            ("node", "no-such-node"),
-            ("state", "ready"),
-            ("back", "/nodes"),
-        ])
-        .send()
-        .await
-        .expect("answers");
+        .post_form_without_js(
+            "set_node_state",
+            &[
+                ("node", "no-such-node"),
+                ("state", "ready"),
+                ("back", "/nodes"),
+            ],
+        )
+        .await;
     let location = response.headers()["location"]
         .to_str()
         .expect("ascii")

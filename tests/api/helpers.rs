@@ -101,6 +101,22 @@ impl TestApp {
         response.text().await.expect("body")
     }
 
+    /// Posts a form to a server function the way a browser without
+    /// JavaScript does (it asks for HTML back, and gets a redirect).
+    pub async fn post_form_without_js(
+        &self,
+        name: &str,
+        form: &[(&str, &str)],
+    ) -> reqwest::Response {
+        self.http
+            .post(format!("{}/api/{name}", self.console))
+            .header("accept", "text/html")
+            .form(form)
+            .send()
+            .await
+            .expect("console answers")
+    }
+
     /// Calls a server function the way the hydrated page does.
     pub async fn server_fn(&self, name: &str, form: &[(&str, &str)]) -> reqwest::Response {
         self.http
@@ -117,6 +133,18 @@ pub fn http() -> reqwest::Client {
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .expect("client")
+}
+
+/// The body of `path` on a console, whatever its status.
+pub async fn fetch_page(console: &str, path: &str) -> String {
+    http()
+        .get(format!("{console}{path}"))
+        .send()
+        .await
+        .expect("console answers")
+        .text()
+        .await
+        .expect("body")
 }
 
 /// Starts a console for `admin_api` and returns its base URL.

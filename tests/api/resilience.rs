@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 
 use llmgw_console::simulator::Simulator;
 
-use crate::helpers::{ScriptedUpstream, TestApp, http, spawn_console, spawn_simulator};
+use crate::helpers::{ScriptedUpstream, TestApp, fetch_page, http, spawn_console, spawn_simulator};
 
 #[tokio::test]
 async fn an_unreachable_admin_api_gives_a_whole_page_naming_the_address() {
@@ -56,14 +56,7 @@ async fn the_console_recovers_by_itself_when_the_admin_api_comes_back() {
 async fn an_answer_that_is_not_the_contract_is_reported_not_shown_as_data() {
     let upstream = ScriptedUpstream::spawn(200, "text/html", b"<html>login</html>".to_vec()).await;
     let console = spawn_console(&upstream.address).await;
-    let html = http()
-        .get(format!("{console}/nodes"))
-        .send()
-        .await
-        .expect("answers")
-        .text()
-        .await
-        .expect("body");
+    let html = fetch_page(&console, "/nodes").await;
     assert!(html.contains("cannot read"), "{html}");
     assert!(html.contains("not JSON"), "{html}");
 }
@@ -77,14 +70,7 @@ async fn an_error_status_is_shown_with_the_servers_own_words() {
     )
     .await;
     let console = spawn_console(&upstream.address).await;
-    let html = http()
-        .get(format!("{console}/nodes"))
-        .send()
-        .await
-        .expect("answers")
-        .text()
-        .await
-        .expect("body");
+    let html = fetch_page(&console, "/nodes").await;
     assert!(html.contains("503 Service Unavailable"), "{html}");
     assert!(
         html.contains("control plane is electing a leader"),
@@ -123,14 +109,7 @@ async fn the_operator_named_by_the_proxy_is_sent_as_the_actor() {
 async fn an_empty_cluster_says_so() {
     let upstream = ScriptedUpstream::spawn(200, "application/json", b"null".to_vec()).await;
     let console = spawn_console(&upstream.address).await;
-    let html = http()
-        .get(format!("{console}/nodes"))
-        .send()
-        .await
-        .expect("answers")
-        .text()
-        .await
-        .expect("body");
+    let html = fetch_page(&console, "/nodes").await;
     assert!(html.contains("No nodes have registered"), "{html}");
 }
 
