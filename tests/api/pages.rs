@@ -173,3 +173,18 @@ async fn the_weights_page_lists_paths_sizes_and_the_total() {
     assert!(dialog.contains("llmgw ctl weights --collect --node gpu-a100-01"));
     assert!(dialog.contains("name=\"token\""));
 }
+
+#[tokio::test]
+async fn the_node_pages_tables_sort_and_filter_from_the_url_too() {
+    let app = TestApp::spawn().await;
+    let html = app.page("/nodes/gpu-h100-03?q=gemma").await;
+    assert!(
+        html.contains("Rejections that name this node (1)"),
+        "{html}"
+    );
+    assert!(html.contains("1 of 4 replicas and rejections"), "{html}");
+    let html = app.page("/nodes/gpu-h100-03?sort=reason&desc=1").await;
+    let needs = html.find("needs 8 free GPUs, 6 free").expect("one reason");
+    let disk = html.find("insufficient disk: needs 141G").expect("another");
+    assert!(needs < disk, "descending by reason");
+}

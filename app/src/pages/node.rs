@@ -7,10 +7,14 @@ use leptos_router::hooks::use_params_map;
 
 use super::nodes::StateBadge;
 use super::placement::placement_href;
+use crate::admin_api::types::ReplicaView;
 use crate::components::table::decode_component;
-use crate::components::{Live, NodeActionDialog, NodeActions, ReceiptBanner, refresh_ticker};
+use crate::components::{
+    FilterBar, Live, NodeActionDialog, NodeActions, ReceiptBanner, SortHeader, SortKey, TableQuery,
+    refresh_ticker, use_table_query,
+};
 use crate::present;
-use crate::server_fns::nodes::{NodeReport, inspect_node};
+use crate::server_fns::nodes::{NodeRejection, NodeReport, inspect_node};
 
 #[component]
 pub fn NodePage() -> impl IntoView {
@@ -33,6 +37,37 @@ pub fn NodePage() -> impl IntoView {
 }
 
 fn render_report(id: String, report: NodeReport) -> impl IntoView {
+    let query = use_table_query();
+    move || {
+        query.track();
+        view! { <Report id=id.clone() report=report.clone() query /> }
+    }
+}
+
+/// Both tables share the page's filter; their sort columns have distinct
+/// names, so sorting one leaves the other in the server's order.
+fn replica_key(r: &ReplicaView, column: &str) -> SortKey {
+    match column {
+        "replica" => SortKey::Text(r.id.clone()),
+        "replica-model" => SortKey::Text(r.model.clone()),
+        "replica-state" => SortKey::Text(r.state.clone()),
+        "age" => SortKey::Num(r.age_sec),
+        _ => SortKey::Unknown,
+    }
+}
+
+fn rejection_key(r: &NodeRejection, column: &str) -> SortKey {
+    match column {
+        "model" => SortKey::Text(r.model.clone()),
+        "profile" => SortKey::Text(r.rejection.profile.clone()),
+        "pool" => SortKey::Text(r.rejection.pool.clone()),
+        "reason" => SortKey::Text(r.rejection.reason.clone()),
+        _ => SortKey::Unknown,
+    }
+}
+
+#[component]
+fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoView {
     let Some(node) = report.node else {
         return view! {
             <p class="empty">
@@ -43,6 +78,24 @@ fn render_report(id: String, report: NodeReport) -> impl IntoView {
         .into_any();
     };
     let unhealthy = node.unhealthy.clone();
+    let q = query.get();
+    let total = report.replicas.len() + report.rejections.len();
+    let replicas = q.apply(
+        report.replicas,
+        |r| format!("{} {} {}", r.id, r.model, r.state),
+        replica_key,
+    );
+    let rejections = q.apply(
+        report.rejections,
+        |r| {
+            format!(
+                "{} {} {} {}",
+                r.model, r.rejection.profile, r.rejection.pool, r.rejection.reason
+            )
+        },
+        rejection_key,
+    );
+    let shown = replicas.len() + rejections.len();
     view! {
         <section class="facts">
             <dl>
@@ -73,25 +126,25 @@ fn render_report(id: String, report: NodeReport) -> impl IntoView {
                     </section>
                 }
             })}
+        <FilterBar query shown total noun="replicas and rejections" />
         <section>
-            <h2>{format!("Replicas on this node ({})", report.replicas.len())}</h2>
-            {if report.replicas.is_empty() {
+            <h2>{format!("Replicas on this node ({})", replicas.len())}</h2>
+            {if replicas.is_empty() {
                 view! { <p class="empty">"No replica has a shard on this node."</p> }.into_any()
             } else {
                 view! {
                     <table class="data">
                         <thead>
                             <tr>
-                                <th scope="col">"Replica"</th>
-                                <th scope="col">"Model"</th>
-                                <th scope="col">"State"</th>
+                                <SortHeader query column="replica" label="Replica" />
+                                <SortHeader query column="replica-model" label="Model" />
+                                <SortHeader query column="replica-state" label="State" />
                                 <th scope="col">"Shards here"</th>
-                                <th scope="col">"Age"</th>
+                                <SortHeader query column="age" label="Age" />
                             </tr>
                         </thead>
                         <tbody>
-                            {report
-                                .replicas
+                            {replicas
                                 .into_iter()
                                 .map(|r| {
                                     let here: Vec<String> = r
@@ -118,23 +171,22 @@ fn render_report(id: String, report: NodeReport) -> impl IntoView {
             }}
         </section>
         <section>
-            <h2>{format!("Rejections that name this node ({})", report.rejections.len())}</h2>
-            {if report.rejections.is_empty() {
+            <h2>{format!("Rejections that name this node ({})", rejections.len())}</h2>
+            {if rejections.is_empty() {
                 view! { <p class="empty">"No model's placement was turned down on this node."</p> }.into_any()
             } else {
                 view! {
                     <table class="data rejections">
                         <thead>
                             <tr>
-                                <th scope="col">"Model"</th>
-                                <th scope="col">"Profile"</th>
-                                <th scope="col">"Pool"</th>
-                                <th scope="col">"Reason"</th>
+                                <SortHeader query column="model" label="Model" />
+                                <SortHeader query column="profile" label="Profile" />
+                                <SortHeader query column="pool" label="Pool" />
+                                <SortHeader query column="reason" label="Reason" />
                             </tr>
                         </thead>
                         <tbody>
-                            {report
-                                .rejections
+                            {rejections
                                 .into_iter()
                                 .map(|r| {
                                     view! {
