@@ -12,4 +12,4 @@ pub use error_panel::ErrorPanel;
 pub use live::{Live, refresh_ticker};
 pub use node_actions::{NodeActionDialog, NodeActions};
 pub use receipt::ReceiptBanner;
-pub use table::{FilterBar, SortHeader, SortKey, TableQuery, use_table_query};
+pub use table::{FilterBar, FilteredTable, SortHeader, SortKey, TableQuery, use_table_query};

@@ -247,6 +247,29 @@ pub fn FilterBar(
     }
 }
 
+/// The filter bar above a table, and in place of the table a sentence when
+/// the filter leaves no row (never an empty table, which reads as "none").
+#[component]
+pub fn FilteredTable(
+    query: Memo<TableQuery>,
+    shown: usize,
+    total: usize,
+    /// "nodes", for the count.
+    noun: &'static str,
+    /// "node", for "No node matches this filter."
+    one: &'static str,
+    children: Children,
+) -> impl IntoView {
+    view! {
+        <FilterBar query shown total noun />
+        {if shown == 0 {
+            view! { <p class="empty">{format!("No {one} matches this filter.")}</p> }.into_any()
+        } else {
+            children().into_any()
+        }}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

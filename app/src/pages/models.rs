@@ -7,7 +7,7 @@ use leptos_meta::Title;
 use super::placement::placement_href;
 use crate::admin_api::types::ModelView;
 use crate::components::{
-    FilterBar, Live, SortHeader, SortKey, TableQuery, refresh_ticker, use_table_query,
+    FilteredTable, Live, SortHeader, SortKey, TableQuery, refresh_ticker, use_table_query,
 };
 use crate::present::{self, ModelStatus};
 use crate::server_fns::cluster::list_models;
@@ -81,30 +81,24 @@ fn ModelsTable(models: Vec<ModelView>, query: Memo<TableQuery>) -> impl IntoView
     let shown = q.apply(models, row_text, sort_key);
     let count = shown.len();
     view! {
-        <FilterBar query shown=count total noun="models" />
-        {if count == 0 {
-            view! { <p class="empty">"No model matches this filter."</p> }.into_any()
-        } else {
-            view! {
-                <table class="data models">
-                    <thead>
-                        <tr>
-                            <SortHeader query column="model" label="Model" />
-                            <SortHeader query column="serving" label="Serving" />
-                            <SortHeader query column="replicas" label="Replicas" title="ready / minimum wanted" />
-                            <SortHeader query column="status" label="Status" />
-                            <SortHeader query column="aliases" label="Aliases" />
-                            <SortHeader query column="profiles" label="Profiles" />
-                            <SortHeader query column="fallbacks" label="Fallbacks" />
-                        </tr>
-                    </thead>
-                    <tbody>
-                        {shown.into_iter().map(|m| view! { <ModelRow model=m /> }).collect_view()}
-                    </tbody>
-                </table>
-            }
-                .into_any()
-        }}
+        <FilteredTable query shown=count total noun="models" one="model">
+            <table class="data models">
+                <thead>
+                    <tr>
+                        <SortHeader query column="model" label="Model" />
+                        <SortHeader query column="serving" label="Serving" />
+                        <SortHeader query column="replicas" label="Replicas" title="ready / minimum wanted" />
+                        <SortHeader query column="status" label="Status" />
+                        <SortHeader query column="aliases" label="Aliases" />
+                        <SortHeader query column="profiles" label="Profiles" />
+                        <SortHeader query column="fallbacks" label="Fallbacks" />
+                    </tr>
+                </thead>
+                <tbody>
+                    {shown.into_iter().map(|m| view! { <ModelRow model=m /> }).collect_view()}
+                </tbody>
+            </table>
+        </FilteredTable>
     }
     .into_any()
 }

@@ -7,8 +7,8 @@ use leptos_meta::Title;
 use crate::admin_api::types::NodeView;
 use crate::components::table::encode_component;
 use crate::components::{
-    FilterBar, Live, NodeActionDialog, NodeActions, ReceiptBanner, SortHeader, SortKey, TableQuery,
-    refresh_ticker, use_table_query,
+    FilteredTable, Live, NodeActionDialog, NodeActions, ReceiptBanner, SortHeader, SortKey,
+    TableQuery, refresh_ticker, use_table_query,
 };
 use crate::present;
 use crate::server_fns::nodes::list_nodes;
@@ -92,33 +92,27 @@ pub fn NodesTable(nodes: Vec<NodeView>, query: Memo<TableQuery>) -> impl IntoVie
     let shown = q.apply(nodes, row_text, sort_key);
     let count = shown.len();
     view! {
-        <FilterBar query shown=count total noun="nodes" />
-        {if count == 0 {
-            view! { <p class="empty">"No node matches this filter."</p> }.into_any()
-        } else {
-            view! {
-                <table class="data nodes">
-                    <thead>
-                        <tr>
-                            <SortHeader query column="node" label="Node" />
-                            <SortHeader query column="state" label="State" />
-                            <SortHeader query column="gpus" label="GPUs" title="free of total" />
-                            <SortHeader query column="memory" label="Memory" />
-                            <SortHeader query column="disk" label="Disk" title="free / total in the model directories" />
-                            <SortHeader query column="classes" label="Classes" />
-                            <SortHeader query column="fabrics" label="Fabrics" />
-                            <SortHeader query column="replicas" label="Replicas" />
-                            <SortHeader query column="seen" label="Last seen" />
-                            <th scope="col"><span class="visually-hidden">"Actions"</span></th>
-                        </tr>
-                    </thead>
-                    <tbody>
-                        {shown.into_iter().map(|n| view! { <NodeRow node=n /> }).collect_view()}
-                    </tbody>
-                </table>
-            }
-                .into_any()
-        }}
+        <FilteredTable query shown=count total noun="nodes" one="node">
+            <table class="data nodes">
+                <thead>
+                    <tr>
+                        <SortHeader query column="node" label="Node" />
+                        <SortHeader query column="state" label="State" />
+                        <SortHeader query column="gpus" label="GPUs" title="free of total" />
+                        <SortHeader query column="memory" label="Memory" />
+                        <SortHeader query column="disk" label="Disk" title="free / total in the model directories" />
+                        <SortHeader query column="classes" label="Classes" />
+                        <SortHeader query column="fabrics" label="Fabrics" />
+                        <SortHeader query column="replicas" label="Replicas" />
+                        <SortHeader query column="seen" label="Last seen" />
+                        <th scope="col"><span class="visually-hidden">"Actions"</span></th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {shown.into_iter().map(|n| view! { <NodeRow node=n /> }).collect_view()}
+                </tbody>
+            </table>
+        </FilteredTable>
     }
     .into_any()
 }

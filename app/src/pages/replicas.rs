@@ -9,7 +9,7 @@ use super::nodes::node_href;
 use super::placement::placement_href;
 use crate::admin_api::types::ReplicaView;
 use crate::components::{
-    FilterBar, Live, SortHeader, SortKey, TableQuery, refresh_ticker, use_table_query,
+    FilteredTable, Live, SortHeader, SortKey, TableQuery, refresh_ticker, use_table_query,
 };
 use crate::derive::has_error;
 use crate::present;
@@ -112,31 +112,25 @@ fn ReplicasTable(replicas: Vec<ReplicaView>, query: Memo<TableQuery>) -> impl In
     let shown = q.apply(replicas, row_text, sort_key);
     let count = shown.len();
     view! {
-        <FilterBar query shown=count total noun="replicas" />
-        {if count == 0 {
-            view! { <p class="empty">"No replica matches this filter."</p> }.into_any()
-        } else {
-            view! {
-                <table class="data replicas">
-                    <thead>
-                        <tr>
-                            <SortHeader query column="replica" label="Replica" />
-                            <SortHeader query column="model" label="Model" />
-                            <SortHeader query column="state" label="State" />
-                            <SortHeader query column="pool" label="Pool" />
-                            <SortHeader query column="nodes" label="Nodes" title="node:[GPUs] for each shard" />
-                            <SortHeader query column="age" label="Age" />
-                            <SortHeader query column="idle" label="Idle" title="since last use; a dash when nothing has reported use yet" />
-                            <SortHeader query column="endpoint" label="Endpoint" />
-                        </tr>
-                    </thead>
-                    <tbody>
-                        {shown.into_iter().map(|r| view! { <ReplicaRow replica=r /> }).collect_view()}
-                    </tbody>
-                </table>
-            }
-                .into_any()
-        }}
+        <FilteredTable query shown=count total noun="replicas" one="replica">
+            <table class="data replicas">
+                <thead>
+                    <tr>
+                        <SortHeader query column="replica" label="Replica" />
+                        <SortHeader query column="model" label="Model" />
+                        <SortHeader query column="state" label="State" />
+                        <SortHeader query column="pool" label="Pool" />
+                        <SortHeader query column="nodes" label="Nodes" title="node:[GPUs] for each shard" />
+                        <SortHeader query column="age" label="Age" />
+                        <SortHeader query column="idle" label="Idle" title="since last use; a dash when nothing has reported use yet" />
+                        <SortHeader query column="endpoint" label="Endpoint" />
+                    </tr>
+                </thead>
+                <tbody>
+                    {shown.into_iter().map(|r| view! { <ReplicaRow replica=r /> }).collect_view()}
+                </tbody>
+            </table>
+        </FilteredTable>
     }
     .into_any()
 }
