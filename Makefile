@@ -21,10 +21,17 @@ setup:
 	./scripts/bootstrap.sh
 
 ## build: the release binary, with the site embedded and precompressed
+build: setup $(BIN)
+
+# Only when a source is newer than the binary: cargo-leptos regenerates and
+# rewrites the site every time, and since the site is embedded, that alone
+# would recompile the server and its tests.
+SOURCES := $(shell find src app/src style public -type f) Cargo.toml app/Cargo.toml Cargo.lock
 # --precompress also makes cargo-leptos build the front end before the server,
 # so the server embeds a finished site.
-build: setup
+$(BIN): $(SOURCES)
 	$(RUN) bash -c 'cargo leptos build --release --precompress --lib-cargo-args="$$LLMGW_WASM_STD_ARGS"'
+	touch $(BIN)
 
 lint: setup
 	$(RUN) cargo fmt --all --check
