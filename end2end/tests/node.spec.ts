@@ -17,7 +17,7 @@ test('a node page joins capacity, unhealthy GPUs, replicas and the rejections th
 test('a node id with dots opens, and an unknown node says so', async ({ page }) => {
   await page.goto('/nodes/gpu-l40s-04.rack7.dc-west');
   await expect(page.getByRole('heading', { name: 'Replicas on this node (1)' })).toBeVisible();
-  await expect(page.getByText('r-0005')).toBeVisible();
+  await expect(page.getByRole('rowheader', { name: 'r-0005', exact: true })).toBeVisible();
   await page.goto('/nodes/no-such-node');
   await expect(page.getByText('The control plane does not list a node called no-such-node.')).toBeVisible();
 });
