@@ -6,6 +6,7 @@ mod helpers;
 mod actions;
 mod admin_api_client;
 mod assets;
+mod command_line;
 mod nodes_page;
 mod pages;
 mod resilience;
