@@ -7,12 +7,16 @@ SHELL := /bin/bash
 RUN := ./scripts/with-toolchain.sh
 BIN := target/release/llmgw-console
 
-.PHONY: demo test setup build lint fmt unit e2e clean
+.PHONY: demo dev test setup build lint fmt unit e2e clean
 
 ## demo: build everything and run the console on the built-in demo cluster
 demo: build
 	@echo "llmgw-console: open http://127.0.0.1:8080 (demo cluster; Ctrl-C stops it)"
 	$(BIN) --demo
+
+## dev: rebuild on every save and reload the browser (debug build, demo cluster)
+dev: setup
+	LLMGW_CONSOLE_DEMO=true $(RUN) bash -c 'cargo leptos watch $(LIB_ARGS)'
 
 ## test: formatting, lints for both halves, every test, and the end-to-end suite
 test: setup lint build unit e2e
@@ -26,11 +30,15 @@ build: setup $(BIN)
 # Only when a source is newer than the binary: cargo-leptos regenerates and
 # rewrites the site every time, and since the site is embedded, that alone
 # would recompile the server and its tests.
-SOURCES := $(shell find src app/src style public -type f) Cargo.toml app/Cargo.toml Cargo.lock
+SOURCES := $(shell find src app/src style public -type f) Cargo.toml app/Cargo.toml Cargo.lock \
+	rust-toolchain.toml
+# The WASM half's extra cargo arguments (build-std on Debian's Rust), given
+# only when there are any: an empty --lib-cargo-args makes cargo fail.
+LIB_ARGS := $${LLMGW_WASM_STD_ARGS:+--lib-cargo-args="$$LLMGW_WASM_STD_ARGS"}
 # --precompress also makes cargo-leptos build the front end before the server,
 # so the server embeds a finished site.
 $(BIN): $(SOURCES)
-	$(RUN) bash -c 'cargo leptos build --release --precompress --lib-cargo-args="$$LLMGW_WASM_STD_ARGS"'
+	$(RUN) bash -c 'cargo leptos build --release --precompress $(LIB_ARGS)'
 	touch $(BIN)
 
 lint: setup
@@ -38,7 +46,7 @@ lint: setup
 	$(RUN) cargo clippy --workspace --all-targets --features ssr -- -D warnings
 	$(RUN) bash -c 'cargo clippy --workspace --lib --features hydrate --target wasm32-unknown-unknown $$LLMGW_WASM_STD_ARGS -- -D warnings'
 
-fmt:
+fmt: setup
 	$(RUN) cargo fmt --all
 
 ## unit: unit and integration tests (release profile, sharing the build's artifacts)

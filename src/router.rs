@@ -31,11 +31,22 @@ pub struct ConsoleState {
 /// Must agree with `output-name` in Cargo.toml, or the page asks the browser
 /// for a WASM file that does not exist; cargo-leptos passes the same value.
 fn leptos_options() -> LeptosOptions {
-    LeptosOptions::builder()
+    let mut options = LeptosOptions::builder()
         .output_name(option_env!("LEPTOS_OUTPUT_NAME").unwrap_or("llmgw-console"))
         .site_pkg_dir("pkg")
         .env(leptos::config::Env::PROD)
-        .build()
+        .build();
+    if let Some(port) = dev_reload_port() {
+        options.reload_port = port;
+    }
+    options
+}
+
+/// The port of cargo-leptos's reload socket, when `make dev` runs the console
+/// under `cargo leptos watch`; never set in a deployment.
+fn dev_reload_port() -> Option<u32> {
+    std::env::var_os("LEPTOS_WATCH")?;
+    std::env::var("LEPTOS_RELOAD_PORT").ok()?.parse().ok()
 }
 
 /// The policy leaves inline scripts allowed because hydration writes its data
@@ -44,6 +55,19 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self' 'un
     'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; \
     connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; \
     object-src 'none'";
+
+/// Under `make dev` the page also connects to cargo-leptos's reload socket,
+/// on another port, so the policy lets it.
+fn content_security_policy() -> HeaderValue {
+    let policy = match dev_reload_port() {
+        Some(port) => CONTENT_SECURITY_POLICY.replace(
+            "connect-src 'self'",
+            &format!("connect-src 'self' ws://127.0.0.1:{port} ws://localhost:{port}"),
+        ),
+        None => CONTENT_SECURITY_POLICY.to_string(),
+    };
+    HeaderValue::from_str(&policy).unwrap_or(HeaderValue::from_static(CONTENT_SECURITY_POLICY))
+}
 
 pub fn router(console: ConsoleContext) -> Router {
     let state = ConsoleState {
@@ -68,9 +92,9 @@ pub fn router(console: ConsoleContext) -> Router {
         .layer(header_layer(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .layer(header_layer(header::REFERRER_POLICY, "same-origin"))
         .layer(header_layer(header::X_FRAME_OPTIONS, "DENY"))
-        .layer(header_layer(
+        .layer(SetResponseHeaderLayer::if_not_present(
             header::CONTENT_SECURITY_POLICY,
-            CONTENT_SECURITY_POLICY,
+            content_security_policy(),
         ))
         .with_state(state)
 }

@@ -42,6 +42,8 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <meta name=ui_settings::META_NAME content=ui />
                 <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+                // Renders nothing unless `make dev` (cargo leptos watch) runs us.
+                <AutoReload options=options.clone() />
                 <HydrationScripts options />
                 <MetaTags />
             </head>
