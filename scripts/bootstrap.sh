@@ -171,7 +171,8 @@ record() {
 }
 
 previous=$(sed -n 's/^LLMGW_TOOLCHAIN=//p' "$STATE/env" 2>/dev/null || true)
-default_stable=$(rustc_version rustup run stable rustc || true)
+# rustup's default, read outside this folder so rust-toolchain.toml is not it.
+default_rust=$(cd / && command -v rustup >/dev/null && rustc_version rustc || true)
 
 if rustup_ready; then
   record rustup
@@ -181,7 +182,7 @@ elif [ "$previous" = debian ] && debian_ready; then
   say "rust: Debian's $(rustc_version /usr/bin/rustc), building std for $WASM (chosen before, when rustup could not download; complete)"
 elif command -v rustup >/dev/null && rustup_install_pin; then
   record rustup
-  say "rust: installed rustup's $RUST_PIN with $WASM (pinned in rust-toolchain.toml; the default stable is ${default_stable:-none})"
+  say "rust: installed rustup's $RUST_PIN with $WASM (pinned in rust-toolchain.toml; rustup's default is ${default_rust:-none})"
 else
   if command -v rustup >/dev/null; then
     say "rust: rustup could not install $RUST_PIN within ${RUSTUP_TIMEOUT}s (no download); trying Debian's Rust"

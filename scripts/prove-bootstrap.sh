@@ -119,7 +119,7 @@ for condition in "${conditions[@]}"; do
     ;;
   old-stable)
     home=$(rustup_home old 1.95)
-    prove old-stable "$(clone rustup)" "installed rustup's $pin .*default stable is 1.95" RUSTUP_HOME="$home"
+    prove old-stable "$(clone rustup)" "installed rustup's $pin .*default is 1.95" RUSTUP_HOME="$home"
     ;;
   no-download)
     home=$(rustup_home none 1.95)
