@@ -4,7 +4,9 @@ import { BIN, PORTS, chromiumPath } from './tests/support';
 
 // Every test runs twice: once with JavaScript off (the server-rendered page
 // must read fully on its own) and once hydrated. Each project gets its own
-// simulator and console, so the state one changes never leaks into the other.
+// simulator and console on ports free at the start of the run, and every
+// test starts from the simulator's starting cluster (support.ts), so any test
+// passes alone (`npx playwright test -g NAME`) as well as in the suite.
 const consoleCommand = (sim: number, port: number) =>
   `${BIN} --admin-api 127.0.0.1:${sim} --listen 127.0.0.1:${port} --refresh-seconds 1 --log warn`;
 

@@ -4,6 +4,8 @@
 #[cfg(feature = "ssr")]
 pub mod assets;
 #[cfg(feature = "ssr")]
+pub mod error_status;
+#[cfg(feature = "ssr")]
 pub mod router;
 #[cfg(feature = "ssr")]
 pub mod settings;

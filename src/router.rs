@@ -1,9 +1,11 @@
 //! Everything the console answers: pages, server functions, embedded assets,
 //! a health check, and the headers every answer carries.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use app::context::ConsoleContext;
+use app::server::ConsoleContext;
+use app::server_fns::receipts::Receipts;
 use app::{App, shell};
 use axum::Router;
 use axum::body::Body;
@@ -19,13 +21,25 @@ use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::assets;
+use crate::error_status::status_by_error;
 
-/// What handlers share: Leptos's options (which its handlers need) and the
-/// console's own context (which server functions need).
+/// What handlers share: Leptos's options (which its handlers need) and what
+/// every render and server function finds in its context.
 #[derive(Clone, FromRef)]
 pub struct ConsoleState {
     pub leptos_options: LeptosOptions,
     pub console: ConsoleContext,
+    pub receipts: Arc<Receipts>,
+}
+
+impl ConsoleState {
+    /// Gives the request being served its context: the console's (server
+    /// only), the settings the page sees, and the receipts store.
+    fn provide(&self) {
+        provide_context(self.console.clone());
+        provide_context(self.console.ui.clone());
+        provide_context(self.receipts.clone());
+    }
 }
 
 /// Must agree with `output-name` in Cargo.toml, or the page asks the browser
@@ -72,15 +86,18 @@ fn content_security_policy() -> HeaderValue {
 pub fn router(console: ConsoleContext) -> Router {
     let state = ConsoleState {
         leptos_options: leptos_options(),
-        console: console.clone(),
+        console,
+        receipts: Arc::default(),
     };
     let routes = generate_route_list(App);
-    let with_context = move || provide_context(console.clone());
+    let for_context = state.clone();
+    let with_context = move || for_context.provide();
     let options = state.leptos_options.clone();
     Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .leptos_routes_with_context(&state, routes, with_context, move || shell(options.clone()))
         .fallback(assets_or_not_found)
+        .layer(axum::middleware::from_fn(status_by_error))
         .layer(TraceLayer::new_for_http())
         // Server function calls carry a few names at most; anything large is
         // not from this console's pages.
@@ -112,10 +129,9 @@ async fn assets_or_not_found(State(state): State<ConsoleState>, req: Request<Bod
     if let Some(response) = assets::respond(req.method(), req.uri().path(), req.headers()) {
         return response;
     }
-    let console = state.console.clone();
     let options = state.leptos_options.clone();
     let render = leptos_axum::render_app_to_stream_with_context(
-        move || provide_context(console.clone()),
+        move || state.provide(),
         move || shell(options.clone()),
     );
     render(req).await.into_response()

@@ -109,9 +109,9 @@ struct FileSettings {
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub listen: SocketAddr,
-    /// `None` with `--demo`: the simulator's address is known only once bound.
+    /// `None` with `--demo`: the console starts the demo cluster itself, and
+    /// its address is known only once bound.
     pub admin_api: Option<String>,
-    pub demo: bool,
     pub refresh_seconds: u64,
     pub read_only: bool,
     pub actor_header: Option<HeaderName>,
@@ -161,7 +161,6 @@ impl Settings {
         Ok(Self {
             listen,
             admin_api,
-            demo,
             refresh_seconds,
             read_only: cli.read_only.or(file.read_only).unwrap_or(false),
             actor_header,
@@ -250,7 +249,6 @@ mod tests {
     #[test]
     fn demo_needs_no_admin_api() {
         let s = parse(&["--demo", "--admin-api", "not a url at all"]).expect("valid");
-        assert!(s.demo);
         assert_eq!(s.admin_api, None);
     }
 }

@@ -5,8 +5,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use app::admin_api::AdminApiClient;
-use app::confirmations::{Confirmations, DEFAULT_TTL};
-use app::context::ConsoleContext;
+use app::server::confirmations::DEFAULT_TTL;
+use app::server::{Confirmations, ConsoleContext};
 use app::ui_settings::UiSettings;
 use tokio::net::TcpListener;
 
@@ -27,7 +27,6 @@ pub fn console_context(settings: &Settings, admin_api: &str) -> Result<ConsoleCo
         ui,
         actor_header: settings.actor_header.clone(),
         confirmations: Arc::new(Confirmations::new(DEFAULT_TTL)),
-        receipts: Arc::default(),
     })
 }
 
@@ -66,9 +65,9 @@ pub async fn run_console(settings: Settings) -> Result<(), String> {
 
 pub async fn run_simulator(args: SimulateArgs) -> Result<(), String> {
     let simulator = match (args.nodes, args.models) {
-        (Some(nodes), Some(models)) => {
-            Simulator::new(generated::build(nodes as usize, models as usize, args.seed))
-        }
+        (Some(nodes), Some(models)) => Simulator::built_by(move || {
+            generated::build(nodes as usize, models as usize, args.seed)
+        }),
         _ => Simulator::demo(),
     };
     let listener = bind(args.listen).await?;

@@ -5,25 +5,16 @@ use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
 use serde::{Deserialize, Serialize};
 
+use crate::admin_api::AdminApiError;
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 pub enum ConsoleError {
-    /// The admin API did not answer at all. The page names the address that
-    /// was tried and the usual causes, instead of an empty table that would
-    /// read as "the cluster has no nodes".
-    #[error("cannot reach the llmgw admin API at {address}: {cause}")]
-    Unreachable { address: String, cause: String },
-    /// The admin API answered with an error status. Its status line and its
-    /// message are shown verbatim: they are the server's words, not ours.
-    #[error("the llmgw admin API answered {status}: {message}")]
-    Upstream { status: String, message: String },
-    /// The admin API answered 200 with something that is not what the
-    /// contract describes. Shown as such, so nobody mistakes it for data.
-    #[error("the llmgw admin API at {address} sent {expected} that could not be read: {cause}")]
-    Malformed {
-        address: String,
-        expected: String,
-        cause: String,
-    },
+    /// A call to the admin API failed: it did not answer, answered an error,
+    /// or answered something that is not its contract. The page names the
+    /// address tried and shows the server's own words, instead of an empty
+    /// table that would read as "the cluster has no nodes".
+    #[error(transparent)]
+    AdminApi(#[from] AdminApiError),
     /// The browser asked for something that cannot be valid (an empty or
     /// malformed name). The sentence says what was wrong with it.
     #[error("{0}")]
@@ -60,15 +51,29 @@ impl ConsoleError {
     /// same one.
     pub fn hint(&self) -> Option<&'static str> {
         match self {
-            Self::Unreachable { .. } => Some(
+            Self::AdminApi(AdminApiError::Unreachable { .. }) => Some(
                 "Check that the llmgw server is running, and that the console points at its \
                  admin_listen address (:9090 by default), not at the port clients use.",
             ),
-            Self::Malformed { .. } => {
+            Self::AdminApi(AdminApiError::Malformed { .. }) => {
                 Some("The console may be pointed at something that is not an llmgw admin API.")
             }
             Self::Transport(_) => Some("The page will retry on its own."),
             _ => None,
+        }
+    }
+
+    /// The HTTP status a server function answers with when it fails, so that
+    /// a client, a proxy's log or a test can tell a refusal from a fault.
+    pub fn http_status(&self) -> u16 {
+        match self {
+            Self::AdminApi(e) => e.http_status(),
+            Self::BadRequest(_) => 400,
+            Self::ReadOnly => 403,
+            // The operator must look again before anything is sent.
+            Self::ConfirmationMissing => 428,
+            Self::ConfirmationStale { .. } | Self::ListChanged => 409,
+            Self::Transport(_) | Self::Internal(_) => 500,
         }
     }
 }

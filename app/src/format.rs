@@ -1,7 +1,8 @@
-//! Pure derivations and formatting: the words and numbers operators already
-//! know from `llmgw ctl`, computed in one place and tested here.
+//! The words and numbers operators already know from `llmgw ctl`: statuses,
+//! the dash for what was not reported, sizes, ages, and the sentence that
+//! sums up an explanation. Pure, and tested here.
 
-use crate::admin_api::types::{ModelView, NodeView};
+use crate::admin_api::types::{ExplainView, ModelView, NodeView};
 
 /// What is happening to a model, in the words that decide what to do next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -38,7 +39,47 @@ impl ModelStatus {
         }
     }
 
+    /// The label as one word, for `?status=` and CSS classes.
+    pub fn slug(self) -> String {
+        self.label().replace(' ', "-")
+    }
+
     pub const ALL: [Self; 4] = [Self::Ready, Self::Starting, Self::NotPlaced, Self::Stopped];
+}
+
+/// What an explanation says, told apart in plain words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Situation {
+    PlacedCleanly,
+    PlacedWithRejections,
+    NotPlaced,
+    NotAttempted,
+}
+
+impl Situation {
+    pub fn of(e: &ExplainView) -> Self {
+        match (e.placed, e.rejections.is_empty()) {
+            (true, true) => Self::PlacedCleanly,
+            (true, false) => Self::PlacedWithRejections,
+            (false, false) => Self::NotPlaced,
+            (false, true) => Self::NotAttempted,
+        }
+    }
+
+    pub fn sentence(self) -> &'static str {
+        match self {
+            Self::PlacedCleanly => "Placed. No candidate was turned down.",
+            Self::PlacedWithRejections => {
+                "Placed. Some candidates were turned down on the way; they are listed below."
+            }
+            Self::NotPlaced => {
+                "Not placed. Every candidate was turned down, for the reasons below."
+            }
+            Self::NotAttempted => {
+                "Not placed, and no placement has been attempted for it yet: nothing was turned down."
+            }
+        }
+    }
 }
 
 /// "Serving" means at least one replica answers, whatever the minimum says.
@@ -93,7 +134,9 @@ pub fn disk(free_gb: i64, total_gb: i64) -> String {
 }
 
 /// A duration as Go prints one ("1h2m3s", "45s"), the form operators read in
-/// the terminal today.
+/// the terminal today. Negative means not reported (a replica nobody has used
+/// yet, or since a router restart): a dash, never a huge number that reads as
+/// abandoned.
 pub fn duration(sec: i64) -> String {
     if sec < 0 {
         return DASH.into();
@@ -147,13 +190,6 @@ pub fn parse_duration(text: &str) -> Option<i64> {
     number.is_empty().then_some(total_ms / 1000)
 }
 
-/// How long a replica has gone unused. Negative means nothing has reported
-/// use yet, which every replica looks like before its first request and after
-/// a router restart: a dash, not a huge number that reads as abandoned.
-pub fn idle(sec: i64) -> String {
-    duration(sec)
-}
-
 /// A file size as someone deciding about deletion reads it. Zero is "size
 /// unknown": "0 B" would claim that deleting gains nothing.
 pub fn file_size(bytes: i64) -> String {
@@ -178,6 +214,24 @@ pub fn count(n: usize, one: &str, many: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::admin_api::types::Rejection;
+
+    #[test]
+    fn the_four_situations_are_told_apart() {
+        let r = vec![Rejection::default()];
+        let e = |placed, rejections: Vec<Rejection>| ExplainView {
+            model: "m".into(),
+            placed,
+            rejections,
+        };
+        assert_eq!(Situation::of(&e(true, vec![])), Situation::PlacedCleanly);
+        assert_eq!(
+            Situation::of(&e(true, r.clone())),
+            Situation::PlacedWithRejections
+        );
+        assert_eq!(Situation::of(&e(false, r)), Situation::NotPlaced);
+        assert_eq!(Situation::of(&e(false, vec![])), Situation::NotAttempted);
+    }
 
     fn model(ready: i64, min: i64, total: i64) -> ModelView {
         ModelView {
@@ -230,8 +284,9 @@ mod tests {
         assert_eq!(duration(90), "1m30s");
         assert_eq!(duration(3600), "1h0m0s");
         assert_eq!(duration(3723), "1h2m3s");
-        assert_eq!(idle(-1), "-");
-        assert_eq!(idle(i64::MIN), "-");
+        // Nothing has reported use yet: a dash, never a huge idle time.
+        assert_eq!(duration(-1), "-");
+        assert_eq!(duration(i64::MIN), "-");
     }
 
     #[test]

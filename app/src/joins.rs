@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::admin_api::types::{ModelView, NodeView, OrphanView, Rejection, ReplicaView};
-use crate::present::ModelStatus;
+use crate::admin_api::types::{ModelView, NodeState, NodeView, OrphanView, Rejection, ReplicaView};
+use crate::format::ModelStatus;
 
 /// Whether a replica has any shard on `node`.
 pub fn runs_on(replica: &ReplicaView, node: &str) -> bool {
@@ -129,7 +129,7 @@ pub fn group_by_node(rejections: &[Rejection]) -> Vec<NodeGroup> {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Overview {
     pub nodes: usize,
-    pub nodes_by_state: BTreeMap<String, usize>,
+    pub nodes_by_state: BTreeMap<NodeState, usize>,
     pub gpu_free: i64,
     pub gpu_total: i64,
     pub unhealthy_gpus: usize,
@@ -283,14 +283,14 @@ mod tests {
     fn the_overview_counts_what_each_list_says() {
         let nodes = vec![
             NodeView {
-                state: "ready".into(),
+                state: NodeState::Ready,
                 gpu_free: 2,
                 gpu_total: 8,
                 unhealthy: vec!["GPU 1: x".into()],
                 ..Default::default()
             },
             NodeView {
-                state: "cordoned".into(),
+                state: NodeState::Cordoned,
                 gpu_free: 8,
                 gpu_total: 8,
                 ..Default::default()
@@ -306,7 +306,7 @@ mod tests {
         }];
         let o = overview(&nodes, &models, &[broken], &orphans);
         assert_eq!((o.gpu_free, o.gpu_total), (10, 16));
-        assert_eq!(o.nodes_by_state["cordoned"], 1);
+        assert_eq!(o.nodes_by_state[&NodeState::Cordoned], 1);
         assert_eq!(o.unhealthy_gpus, 1);
         assert_eq!(o.models_by_status[&ModelStatus::Stopped], 1);
         assert_eq!(o.replicas_with_errors, 1);

@@ -4,18 +4,15 @@
 
 pub mod admin_api;
 pub mod components;
-#[cfg(feature = "ssr")]
-pub mod confirmations;
-#[cfg(feature = "ssr")]
-pub mod context;
-pub mod derive;
 pub mod error;
+pub mod format;
+pub mod joins;
 pub mod pages;
-pub mod present;
 #[cfg(feature = "ssr")]
-pub mod receipts;
+pub mod server;
 pub mod server_fns;
 pub mod ui_settings;
+pub mod urls;
 
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
@@ -25,9 +22,9 @@ use leptos_router::{
     path,
 };
 
+use components::NotFound;
 use pages::{
-    ModelsPage, NodePage, NodesPage, NotFound, OverviewPage, PlacementPage, ReplicasPage,
-    WeightsPage,
+    ModelsPage, NodePage, NodesPage, OverviewPage, PlacementPage, ReplicasPage, WeightsPage,
 };
 use ui_settings::UiSettings;
 
@@ -93,8 +90,8 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// Marks the document once the page has hydrated, so styles can reveal what
-/// only works with JavaScript and tests can wait for interactivity.
+/// Marks the document once the page has hydrated, so that tests (and anyone
+/// reading the DOM) can tell when clicks reach Leptos.
 #[cfg(feature = "hydrate")]
 pub fn mark_hydrated() {
     if let Some(root) = document().document_element() {

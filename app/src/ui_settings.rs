@@ -33,14 +33,12 @@ impl UiSettings {
         Duration::from_secs(self.refresh_seconds.max(1))
     }
 
-    /// The settings in force for this render: from the server's context, or
-    /// in the browser from the tag the server wrote.
+    /// The settings in force for this render: on the server, what the router
+    /// provided for the request; in the browser, the tag the server wrote.
     pub fn current() -> Self {
         #[cfg(feature = "ssr")]
         {
-            leptos::prelude::use_context::<crate::context::ConsoleContext>()
-                .map(|cx| cx.ui.clone())
-                .unwrap_or_default()
+            leptos::prelude::use_context::<Self>().unwrap_or_default()
         }
         #[cfg(not(feature = "ssr"))]
         {

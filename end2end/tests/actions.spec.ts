@@ -1,65 +1,76 @@
-import { expect, test } from '@playwright/test';
-import { hydrated, nodeRow, waitForHydration } from './support';
-
-// These change the simulated cluster; they run in order within a project.
-test.describe.configure({ mode: 'serial' });
+import { cell, cluster, expect, fileSize, hydrated, nodeRow, setNodeStateInSimulator, test, waitForHydration } from './support';
 
 test('a drain shows its preview, is confirmed, and the node drains', async ({ page }, testInfo) => {
-  const node = 'gpu-l40s-03';
+  const { nodes, replicas } = await cluster(testInfo);
+  // A ready node with exactly one replica, which the simulator can move.
+  const node = nodes.find((n) => n.state === 'ready' && replicas.filter((r) => r.shards.some((s) => s.node === n.id)).length === 1)!.id;
+  const moving = replicas.find((r) => r.shards.some((s) => s.node === node))!;
   await page.goto('/nodes');
   if (hydrated(testInfo)) await waitForHydration(page);
   await nodeRow(page, node).getByRole('link', { name: `Drain ${node}` }).click();
 
   const dialog = page.getByRole('dialog', { name: `Drain ${node}?` });
   await expect(dialog).toBeVisible();
-  await expect(dialog).toContainText('1 replica moves');
-  await expect(dialog).toContainText('r-0004');
+  await expect(dialog.locator('.drain-preview h3')).toHaveText('1 replica moves');
+  await expect(dialog.locator('.moving')).toContainText(moving.id);
   await expect(dialog.locator('code').filter({ hasText: `llmgw ctl drain ${node}` })).toBeVisible();
   await dialog.getByRole('button', { name: `Drain ${node}` }).click();
 
   await expect(page.getByRole('status')).toContainText(`${node} is now draining`);
   await expect(page.getByRole('dialog')).toHaveCount(0);
-  await expect(nodeRow(page, node).locator('.state')).toHaveText('draining');
+  await expect(await cell(nodeRow(page, node), 'State')).toHaveText('draining');
   // The simulator moves the replica off within a few seconds.
   await expect(async () => {
     await page.goto('/nodes');
-    await expect(nodeRow(page, node).locator('td').nth(6)).toHaveText('0', { timeout: 500 });
+    await expect(await cell(nodeRow(page, node), 'Replicas')).toHaveText('0', { timeout: 500 });
   }).toPass({ timeout: 15_000 });
 });
 
 test('uncordon needs no confirmation', async ({ page }, testInfo) => {
-  const node = 'gpu-l40s-03';
+  const { nodes } = await cluster(testInfo);
+  const node = nodes.find((n) => n.state === 'ready')!.id;
+  await setNodeStateInSimulator(testInfo, node, 'cordoned');
   await page.goto('/nodes');
   if (hydrated(testInfo)) await waitForHydration(page);
   await nodeRow(page, node).getByRole('button', { name: `Uncordon ${node}` }).click();
   await expect(page.getByRole('status')).toContainText(`${node} is now ready`);
-  await expect(nodeRow(page, node).locator('.state')).toHaveText('ready');
+  await expect(await cell(nodeRow(page, node), 'State')).toHaveText('ready');
 });
 
 test('collecting one node: confirmed, asked to remove, gone from the list', async ({ page }, testInfo) => {
+  const { orphans } = await cluster(testInfo);
+  const orphan = orphans.find((o) => o.paths.length > 1 && o.bytes > 0)!;
+  const files = orphan.paths.length;
   await page.goto('/weights');
   if (hydrated(testInfo)) await waitForHydration(page);
-  await page.getByRole('link', { name: 'Collect on gpu-a100-01' }).click();
+  await page.getByRole('link', { name: `Collect on ${orphan.node}` }).click();
   const dialog = page.getByRole('dialog');
-  await expect(dialog).toContainText('Mixtral-8x7B-Instruct-v0.1/model-00001-of-00002.safetensors');
-  await expect(dialog).toContainText('27.4 GB');
-  await dialog.getByRole('button', { name: /Delete 2 files/ }).click();
-  await expect(page.getByRole('status')).toContainText('gpu-a100-01: asked to remove 2 files, 27.4 GB');
-  await expect(page.locator('tr[data-node="gpu-a100-01"]')).toHaveCount(0);
+  await expect(dialog).toContainText(orphan.paths[0]);
+  await expect(dialog).toContainText(fileSize(orphan.bytes));
+  await dialog.getByRole('button', { name: new RegExp(`Delete ${files} files`) }).click();
+  await expect(page.getByRole('status')).toContainText(`${orphan.node}: asked to remove ${files} files, ${fileSize(orphan.bytes)}`);
+  await expect(page.locator(`tr[data-node="${orphan.node}"]`)).toHaveCount(0);
 });
 
 test('collecting every node shows a refusing node beside the others', async ({ page }, testInfo) => {
+  const { orphans } = await cluster(testInfo);
+  const listed = orphans.filter((o) => o.paths.length > 0);
+  const files = listed.reduce((n, o) => n + o.paths.length, 0);
+  const biggest = listed.reduce((a, b) => (b.bytes > a.bytes ? b : a));
   await page.goto('/weights');
   if (hydrated(testInfo)) await waitForHydration(page);
   await page.getByRole('link', { name: 'Collect on every node…' }).click();
   const dialog = page.getByRole('dialog', { name: 'Collect orphaned weights on every node?' });
-  await expect(dialog).toContainText('3 nodes');
-  await dialog.getByRole('button', { name: /Delete 5 files/ }).click();
+  await expect(dialog).toContainText(`${listed.length} nodes`);
+  await dialog.getByRole('button', { name: new RegExp(`Delete ${files} files`) }).click();
   const receipt = page.getByRole('status');
-  await expect(receipt).toContainText('gpu-h100-01: asked to remove 3 files, 141.9 GB');
-  await expect(receipt.locator('.refused')).toContainText('gpu-a100-04: refused');
+  await expect(receipt).toContainText(`${biggest.node}: asked to remove ${biggest.paths.length} files, ${fileSize(biggest.bytes)}`);
+  const refused = receipt.locator('.refused');
+  await expect(refused).toHaveCount(1);
+  await expect(refused).toContainText('refused');
   await expect(receipt).toContainText('Each node checks every path again');
   // Only what the refusing node kept is left.
+  const keeper = (await refused.innerText()).split(':')[0];
   await expect(page.locator('tbody tr[data-node]')).toHaveCount(1);
-  await expect(page.locator('tr[data-node="gpu-a100-04"]')).toBeVisible();
+  await expect(page.locator(`tr[data-node="${keeper}"]`)).toBeVisible();
 });

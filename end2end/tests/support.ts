@@ -1,13 +1,27 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { expect, type Page, type TestInfo } from '@playwright/test';
+import { expect, test as base, type Locator, type Page, type TestInfo } from '@playwright/test';
 
 export const BIN = resolve(__dirname, '../../target/release/llmgw-console');
 
-export const PORTS = {
-  noJs: { sim: 18101, console: 18081 },
-  hydrated: { sim: 18102, console: 18082 },
-};
+type Ports = { noJs: { sim: number; console: number }; hydrated: { sim: number; console: number } };
+
+/** Four ports nothing listens on, chosen once: the config is read again in
+ * each worker, which inherits the environment of the run that chose them. */
+function choosePorts(): Ports {
+  if (!process.env.LLMGW_E2E_PORTS) {
+    const script =
+      "const net=require('net');const out=[];let n=0;" +
+      "for(let i=0;i<4;i++){const s=net.createServer();s.listen(0,'127.0.0.1',()=>{out[i]=s.address().port;" +
+      "if(++n===4){console.log(out.join(','));process.exit(0)}})}";
+    process.env.LLMGW_E2E_PORTS = execFileSync(process.execPath, ['-e', script]).toString().trim();
+  }
+  const [a, b, c, d] = process.env.LLMGW_E2E_PORTS.split(',').map(Number);
+  return { noJs: { sim: a, console: b }, hydrated: { sim: c, console: d } };
+}
+
+export const PORTS = choosePorts();
 
 /** Debian's Chromium unless CHROMIUM_PATH names another; Playwright's own otherwise. */
 export function chromiumPath(): string | undefined {
@@ -19,10 +33,52 @@ export function hydrated(testInfo: TestInfo): boolean {
   return testInfo.project.name === 'hydrated';
 }
 
+function simulator(testInfo: TestInfo): string {
+  return testInfo.project.metadata.simulator as string;
+}
+
+/** Every test starts from the simulator's starting cluster, so that each
+ * passes alone and in any order. */
+export const test = base.extend<{ freshCluster: void }>({
+  freshCluster: [
+    async ({}, use, testInfo) => {
+      const response = await fetch(`${simulator(testInfo)}/_simulator/reset`, { method: 'POST' });
+      expect(response.status).toBe(204);
+      await use();
+    },
+    { auto: true },
+  ],
+});
+export { expect };
+
+type NodeView = { id: string; state: string; gpu_free: number; gpu_total: number; memory_gb: number; disk_total_gb: number; replicas: number; unhealthy: string[] };
+type ModelView = { name: string; ready: number; min: number; total: number };
+type Shard = { id: string; node: string; gpus: number[]; err: string };
+type ReplicaView = { id: string; model: string; state: string; shards: Shard[]; idle_sec: number; err: string };
+type OrphanView = { node: string; paths: string[]; bytes: number };
+type Rejection = { profile: string; pool: string; node: string; reason: string };
+type ExplainView = { model: string; placed: boolean; rejections: Rejection[] };
+
+/** What the simulated admin API holds now: where expected values come from. */
+export async function cluster(testInfo: TestInfo) {
+  const get = async <T>(path: string): Promise<T> => {
+    const response = await fetch(`${simulator(testInfo)}/api/v1/${path}`);
+    expect(response.status).toBe(200);
+    return (await response.json()) as T;
+  };
+  const nodes = await get<NodeView[]>('nodes');
+  const models = await get<ModelView[]>('models');
+  const replicas = await get<ReplicaView[]>('replicas');
+  const orphans = await get<OrphanView[]>('weights/orphans');
+  const explains = await Promise.all(
+    models.map((m) => get<ExplainView>(`explain-placement?model=${encodeURIComponent(m.name)}`)),
+  );
+  return { nodes, models, replicas, orphans, explains };
+}
+
 /** Changes a node's state behind the console's back, as another operator would. */
 export async function setNodeStateInSimulator(testInfo: TestInfo, node: string, state: string) {
-  const sim = testInfo.project.metadata.simulator as string;
-  const response = await fetch(`${sim}/api/v1/nodes/${encodeURIComponent(node)}/state`, {
+  const response = await fetch(`${simulator(testInfo)}/api/v1/nodes/${encodeURIComponent(node)}/state`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-llmgw-actor': 'end2end' },
     body: JSON.stringify({ state }),
@@ -37,4 +93,46 @@ export async function waitForHydration(page: Page) {
 
 export function nodeRow(page: Page, node: string) {
   return page.locator(`tr[data-node="${node}"]`);
+}
+
+/** The cell of `row` under the column headed `column` in the row's table. */
+export async function cell(row: Locator, column: string): Promise<Locator> {
+  const headers = await row.locator('xpath=ancestor::table[1]/thead//th').allTextContents();
+  const index = headers.findIndex((h) => h.replace(/[▲▼]/g, '').trim() === column);
+  if (index < 0) throw new Error(`no column "${column}" in ${JSON.stringify(headers)}`);
+  return row.locator(':scope > th, :scope > td').nth(index);
+}
+
+/** A size as the console shows it (the same rule as format::file_size). */
+export function fileSize(bytes: number): string {
+  const MIB = 2 ** 20;
+  const GIB = 2 ** 30;
+  if (bytes >= GIB) return `${(bytes / GIB).toFixed(1)} GB`;
+  if (bytes >= MIB) return `${Math.round(bytes / MIB)} MB`;
+  if (bytes > 0) return `${bytes} B`;
+  return 'size unknown';
+}
+
+/** A port nothing listens on now, for a test that starts servers of its own. */
+export async function freePort(): Promise<number> {
+  const net = await import('node:net');
+  return new Promise((done, fail) => {
+    const server = net.createServer();
+    server.on('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** Waits until `url` answers 200, for a server a test started. */
+export async function waitFor(url: string) {
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not come up`);
 }

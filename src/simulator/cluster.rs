@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use app::admin_api::types::{
-    CollectResult, ExplainView, ModelView, NodeStateChange, NodeView, OrphanView, ReplicaView,
-    TargetState,
+    CollectResult, ExplainView, ModelView, NodeState, NodeStateChange, NodeView, OrphanView,
+    ReplicaView, TargetState,
 };
 
 /// A failure the real server would answer with a 4xx status.
@@ -160,7 +160,7 @@ impl Cluster {
             .iter_mut()
             .find(|n| n.id == id)
             .ok_or_else(|| SimError::NotFound(format!("node {id:?} not found")))?;
-        node.state = state.as_str().to_string();
+        node.state = NodeState::from(state);
         if state == TargetState::Draining {
             self.drains.entry(id.to_string()).or_insert(Drain {
                 started: now,
@@ -172,7 +172,7 @@ impl Cluster {
         self.record(actor, format!("set node {id} to {}", state.as_str()));
         Ok(NodeStateChange {
             id: id.to_string(),
-            state: state.as_str().to_string(),
+            state: NodeState::from(state),
         })
     }
 
@@ -290,7 +290,7 @@ impl Cluster {
             let mut candidates: Vec<&NodeView> = self
                 .nodes
                 .iter()
-                .filter(|n| n.id != node_id && n.state == "ready")
+                .filter(|n| n.id != node_id && n.state == NodeState::Ready)
                 .collect();
             candidates.sort_by_key(|n| n.classes != classes);
             let target = candidates.into_iter().find_map(|n| {

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use app::admin_api::types::{
-    ExplainView, ModelView, NodeView, OrphanView, Rejection, ReplicaView, Shard,
+    ExplainView, ModelView, NodeState, NodeView, OrphanView, Rejection, ReplicaView, Shard,
 };
 
 use super::cluster::{Cluster, SimReplica};
@@ -24,7 +24,7 @@ pub const SUPPORT_BOT: &str = "acme/support bot:v2";
 
 struct NodeSpec {
     id: &'static str,
-    state: &'static str,
+    state: NodeState,
     gpus: i64,
     memory_gb: i64,
     disk: (i64, i64),
@@ -37,7 +37,7 @@ struct NodeSpec {
 const NODES: &[NodeSpec] = &[
     NodeSpec {
         id: "gpu-h100-01",
-        state: "ready",
+        state: NodeState::Ready,
         gpus: 8,
         memory_gb: 2048,
         disk: (3100, 7600),
@@ -48,7 +48,7 @@ const NODES: &[NodeSpec] = &[
     },
     NodeSpec {
         id: "gpu-h100-02",
-        state: "ready",
+        state: NodeState::Ready,
         gpus: 8,
         memory_gb: 2048,
         disk: (2870, 7600),
@@ -59,7 +59,7 @@ const NODES: &[NodeSpec] = &[
     },
     NodeSpec {
         id: "gpu-h100-03",
-        state: "ready",
+        state: NodeState::Ready,
         gpus: 8,
         memory_gb: 2048,
         disk: (12, 3800),
@@ -73,7 +73,7 @@ const NODES: &[NodeSpec] = &[
     },
     NodeSpec {
         id: "gpu-h100-04",
-        state: "cordoned",
+        state: NodeState::Cordoned,
         gpus: 8,
         memory_gb: 2048,
         disk: (7100, 7600),
@@ -84,7 +84,7 @@ const NODES: &[NodeSpec] = &[
     },
     NodeSpec {
         id: "gpu-a100-01",
-        state: "ready",
+        state: NodeState::Ready,
         gpus: 8,
         memory_gb: 1024,
         disk: (900, 3800),
@@ -95,7 +95,7 @@ const NODES: &[NodeSpec] = &[
     },
     NodeSpec {
         id: "gpu-a100-02",
-        state: "ready",
+        state: NodeState::Ready,
         gpus: 8,
         memory_gb: 1024,
         disk: (1400, 3800),
@@ -106,7 +106,7 @@ const NODES: &[NodeSpec] = &[
     },
     NodeSpec {
         id: "gpu-a100-03",
-        state: "draining",
+        state: NodeState::Draining,
         gpus: 8,
         memory_gb: 1024,
         disk: (3500, 3800),
@@ -118,7 +118,7 @@ const NODES: &[NodeSpec] = &[
     // An agent too old to report memory or disk: both must read as unknown.
     NodeSpec {
         id: "gpu-a100-04",
-        state: "ready",
+        state: NodeState::Ready,
         gpus: 4,
         memory_gb: 0,
         disk: (0, 0),
@@ -129,7 +129,7 @@ const NODES: &[NodeSpec] = &[
     },
     NodeSpec {
         id: "gpu-l40s-01",
-        state: "ready",
+        state: NodeState::Ready,
         gpus: 4,
         memory_gb: 512,
         disk: (1200, 1900),
@@ -140,7 +140,7 @@ const NODES: &[NodeSpec] = &[
     },
     NodeSpec {
         id: "gpu-l40s-02",
-        state: "ready",
+        state: NodeState::Ready,
         gpus: 4,
         memory_gb: 512,
         disk: (8, 480),
@@ -151,7 +151,7 @@ const NODES: &[NodeSpec] = &[
     },
     NodeSpec {
         id: "gpu-l40s-03",
-        state: "ready",
+        state: NodeState::Ready,
         gpus: 4,
         memory_gb: 512,
         disk: (1650, 1900),
@@ -162,7 +162,7 @@ const NODES: &[NodeSpec] = &[
     },
     NodeSpec {
         id: "gpu-l40s-04.rack7.dc-west",
-        state: "ready",
+        state: NodeState::Ready,
         gpus: 4,
         memory_gb: 384,
         disk: (700, 1900),
@@ -180,7 +180,7 @@ fn strings(items: &[&str]) -> Vec<String> {
 fn node(spec: &NodeSpec) -> NodeView {
     NodeView {
         id: spec.id.into(),
-        state: spec.state.into(),
+        state: spec.state.clone(),
         gpu_free: 0,
         gpu_total: spec.gpus,
         memory_gb: spec.memory_gb,
@@ -549,7 +549,7 @@ pub fn build() -> Cluster {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use app::present::ModelStatus;
+    use app::format::ModelStatus;
 
     #[test]
     fn the_demo_has_a_model_in_every_status() {

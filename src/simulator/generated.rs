@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use app::admin_api::types::{
-    ExplainView, ModelView, NodeView, OrphanView, Rejection, ReplicaView, Shard,
+    ExplainView, ModelView, NodeState, NodeView, OrphanView, Rejection, ReplicaView, Shard,
 };
 
 use super::cluster::{Cluster, SimReplica};
@@ -86,9 +86,9 @@ pub fn build(node_count: usize, model_count: usize, seed: u64) -> Cluster {
         .map(|i| {
             let pool = &POOLS[i % POOLS.len()];
             let state = match rng.below(100) {
-                0..=3 => "cordoned",
-                4..=5 => "draining",
-                _ => "ready",
+                0..=3 => NodeState::Cordoned,
+                4..=5 => NodeState::Draining,
+                _ => NodeState::Ready,
             };
             let old_agent = rng.chance(5);
             let disk_total = if old_agent {
@@ -106,7 +106,7 @@ pub fn build(node_count: usize, model_count: usize, seed: u64) -> Cluster {
             };
             let view = NodeView {
                 id: format!("gpu-{}-{:04}", pool.name, i + 1),
-                state: state.into(),
+                state,
                 gpu_free: 0,
                 gpu_total: pool.gpus,
                 memory_gb: if old_agent { 0 } else { pool.memory_gb },
@@ -160,7 +160,7 @@ pub fn build(node_count: usize, model_count: usize, seed: u64) -> Cluster {
         let mut placed = 0;
         for _ in 0..min {
             let slot = nodes.iter().enumerate().find_map(|(i, (n, p))| {
-                if p.name != pool.name || n.state != "ready" {
+                if p.name != pool.name || n.state != NodeState::Ready {
                     return None;
                 }
                 let free: Vec<i64> = (0..n.gpu_total).filter(|g| !used[i].contains(g)).collect();

@@ -9,7 +9,6 @@ pub mod routes;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
 
 pub use cluster::{AuditEntry, Cluster, SimError};
 use tokio::net::TcpListener;
@@ -18,18 +17,28 @@ use tokio::net::TcpListener;
 #[derive(Clone)]
 pub struct Simulator {
     cluster: Arc<Mutex<Cluster>>,
+    /// Builds the cluster as it was at the start, for [`Self::reset`].
+    build: Arc<dyn Fn() -> Cluster + Send + Sync>,
 }
 
 impl Simulator {
-    pub fn new(cluster: Cluster) -> Self {
+    /// A simulator of the cluster `build` makes, now and on every reset.
+    pub fn built_by(build: impl Fn() -> Cluster + Send + Sync + 'static) -> Self {
         Self {
-            cluster: Arc::new(Mutex::new(cluster)),
+            cluster: Arc::new(Mutex::new(build())),
+            build: Arc::new(build),
         }
     }
 
     /// The hand-made demo cluster.
     pub fn demo() -> Self {
-        Self::new(default_cluster::build())
+        Self::built_by(default_cluster::build)
+    }
+
+    /// Puts the cluster back as it was at the start, so that end-to-end
+    /// tests do not depend on what the one before them changed.
+    pub fn reset(&self) {
+        *self.cluster() = (self.build)();
     }
 
     /// Access to the cluster; a poisoned lock is recovered, since the state
@@ -38,11 +47,6 @@ impl Simulator {
         self.cluster
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// How long a draining node takes per replica it moves.
-    pub fn set_drain_step(&self, step: Duration) {
-        self.cluster().drain_step = step;
     }
 
     pub fn audit(&self) -> Vec<AuditEntry> {

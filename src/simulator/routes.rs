@@ -23,6 +23,15 @@ pub fn router(sim: Simulator) -> Router {
         .route("/api/v1/explain-placement", get(explain))
         .route("/api/v1/weights/orphans", get(orphans))
         .route("/api/v1/weights/collect", post(collect))
+        // The simulator's own, outside the admin API's paths: back to the
+        // starting cluster, for tests that must not depend on each other.
+        .route(
+            "/_simulator/reset",
+            post(|State(sim): State<Simulator>| async move {
+                sim.reset();
+                StatusCode::NO_CONTENT
+            }),
+        )
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such endpoint".into()) })
         .with_state(sim)
 }

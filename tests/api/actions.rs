@@ -4,7 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use app::confirmations::Confirmations;
+use app::admin_api::types::TargetState;
+use app::error::ConsoleError;
+use app::server::Confirmations;
 use app::server_fns::weights::CollectPreview;
 
 use crate::helpers::TestApp;
@@ -30,10 +32,24 @@ fn orphan_count(app: &TestApp) -> usize {
         .len()
 }
 
-/// The error a refused server function sends, as the page would show it.
-async fn refusal(response: reqwest::Response) -> String {
-    assert!(!response.status().is_success(), "expected a refusal");
-    response.text().await.expect("body")
+/// The status and the error a refused server function sends, decoded the
+/// way the page decodes it.
+async fn refusal(response: reqwest::Response) -> (u16, ConsoleError) {
+    let status = response.status().as_u16();
+    let body = response.text().await.expect("body");
+    assert!(
+        !(200..400).contains(&status),
+        "expected a refusal, got {status}: {body}"
+    );
+    let error = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"));
+    (status, error)
+}
+
+fn stale_because(error: &ConsoleError) -> &str {
+    match error {
+        ConsoleError::ConfirmationStale { reason } => reason,
+        other => panic!("expected a stale confirmation, got {other:?}"),
+    }
 }
 
 #[tokio::test]
@@ -41,20 +57,22 @@ async fn a_confirmed_collection_goes_through_once_and_reports_each_node() {
     let app = TestApp::spawn().await;
     let before = orphan_count(&app);
     let p = preview(&app, "").await;
-    assert_eq!(p.files, 7);
+    let listed: usize = app.lists().orphans.iter().map(|o| o.paths.len()).sum();
+    assert_eq!(p.files, listed);
     assert!(p.bytes > 0);
     let response = collect(&app, "", &p.token).await;
     assert!(response.status().is_success(), "{}", response.status());
-    let location = response.headers()["serverfnredirect"]
-        .to_str()
-        .map(|_| ())
-        .ok();
-    let _ = location;
+    // The hydrated page is sent back to where it came from, with the receipt.
+    let headers = response.headers();
+    assert!(headers.contains_key("serverfnredirect"), "{headers:?}");
+    let location = headers["location"].to_str().expect("ascii");
+    assert!(location.starts_with("/weights?receipt="), "{headers:?}");
     // Only the refusing node keeps its files.
     assert_eq!(orphan_count(&app), 1);
     assert!(before > 1);
-    let again = refusal(collect(&app, "", &p.token).await).await;
-    assert!(again.contains("ConfirmationStale"), "{again}");
+    let (status, again) = refusal(collect(&app, "", &p.token).await).await;
+    assert_eq!(status, 409);
+    assert!(stale_because(&again).contains("already used"), "{again:?}");
     let audit = app.simulator.audit();
     assert_eq!(audit.len(), 1, "{audit:?}");
     assert!(audit[0].actor.starts_with("llmgw-console"), "{audit:?}");
@@ -63,13 +81,12 @@ async fn a_confirmed_collection_goes_through_once_and_reports_each_node() {
 #[tokio::test]
 async fn collect_without_a_token_is_refused() {
     let app = TestApp::spawn().await;
-    let body = refusal(collect(&app, "", "").await).await;
-    assert!(body.contains("ConfirmationStale"), "{body}");
-    let body = refusal(app.server_fn("collect_weights", &[("node", "")]).await).await;
-    assert!(
-        body.contains("token") || body.contains("BadRequest"),
-        "{body}"
-    );
+    let (status, error) = refusal(collect(&app, "", "").await).await;
+    assert_eq!(status, 409);
+    stale_because(&error);
+    let (status, error) = refusal(app.server_fn("collect_weights", &[("node", "")]).await).await;
+    assert_eq!(status, 400);
+    assert!(matches!(error, ConsoleError::BadRequest(_)), "{error:?}");
     assert!(
         app.simulator.audit().is_empty(),
         "nothing reached the admin API"
@@ -84,8 +101,9 @@ async fn an_expired_token_is_refused() {
     .await;
     let p = preview(&app, "gpu-h100-01").await;
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let body = refusal(collect(&app, "gpu-h100-01", &p.token).await).await;
-    assert!(body.contains("expired"), "{body}");
+    let (status, error) = refusal(collect(&app, "gpu-h100-01", &p.token).await).await;
+    assert_eq!(status, 409);
+    assert!(stale_because(&error).contains("expired"), "{error:?}");
     assert!(app.simulator.audit().is_empty());
 }
 
@@ -98,8 +116,8 @@ async fn a_token_for_a_list_that_changed_is_refused() {
         .cluster()
         .collect(std::time::Instant::now(), "someone else", "gpu-a100-01")
         .expect("collects");
-    let body = refusal(collect(&app, "", &p.token).await).await;
-    assert!(body.contains("ListChanged"), "{body}");
+    let (status, error) = refusal(collect(&app, "", &p.token).await).await;
+    assert_eq!((status, error), (409, ConsoleError::ListChanged));
     assert_eq!(app.simulator.audit().len(), 1, "only the other operator's");
 }
 
@@ -107,14 +125,15 @@ async fn a_token_for_a_list_that_changed_is_refused() {
 async fn a_token_for_one_node_does_not_collect_every_node() {
     let app = TestApp::spawn().await;
     let p = preview(&app, "gpu-h100-01").await;
-    let body = refusal(collect(&app, "", &p.token).await).await;
-    assert!(body.contains("another node"), "{body}");
+    let (status, error) = refusal(collect(&app, "", &p.token).await).await;
+    assert_eq!(status, 409);
+    assert!(stale_because(&error).contains("another node"), "{error:?}");
 }
 
 #[tokio::test]
 async fn cordon_and_drain_need_a_confirmation_uncordon_does_not() {
     let app = TestApp::spawn().await;
-    let body = refusal(
+    let refused = refusal(
         app.server_fn(
             "set_node_state",
             &[("node", "gpu-l40s-01"), ("state", "draining")],
@@ -122,7 +141,7 @@ async fn cordon_and_drain_need_a_confirmation_uncordon_does_not() {
         .await,
     )
     .await;
-    assert!(body.contains("ConfirmationMissing"), "{body}");
+    assert_eq!(refused, (428, ConsoleError::ConfirmationMissing));
     let ok = app
         .server_fn(
             "set_node_state",
@@ -156,13 +175,14 @@ async fn a_read_only_console_refuses_every_change() {
         ("preview_collect", vec![("node", "")]),
         ("collect_weights", vec![("node", ""), ("token", "x")]),
     ] {
-        let body = refusal(app.server_fn(name, &form).await).await;
-        assert!(body.contains("ReadOnly"), "{name}: {body}");
+        let refused = refusal(app.server_fn(name, &form).await).await;
+        assert_eq!(refused, (403, ConsoleError::ReadOnly), "{name}");
     }
     assert!(app.simulator.audit().is_empty());
-    let html = app.page("/nodes").await;
+    let page = app.parsed("/nodes").await;
+    assert!(page.has("tr[data-node]"));
     assert!(
-        !html.contains(">Drain<"),
+        !page.has(".node-actions"),
         "no buttons on a read-only console"
     );
 }
@@ -187,9 +207,12 @@ async fn a_form_posted_without_javascript_returns_to_the_page_with_its_receipt()
         .expect("ascii")
         .to_string();
     assert!(location.starts_with("/nodes?q=l40s&receipt="), "{location}");
-    let html = app.page(&location).await;
-    assert!(html.contains("Drain gpu-l40s-03"), "the receipt is shown");
-    assert!(html.contains("gpu-l40s-03 is now draining"), "{html}");
+    let page = app.parsed(&location).await;
+    assert_eq!(page.text("section.receipt h2"), "Drain gpu-l40s-03");
+    assert_eq!(
+        page.texts("section.receipt li"),
+        ["gpu-l40s-03 is now draining"]
+    );
 }
 
 #[tokio::test]
@@ -209,11 +232,24 @@ async fn an_action_the_admin_api_refuses_shows_its_message_verbatim() {
         .to_str()
         .expect("ascii")
         .to_string();
-    let html = app.page(&location).await;
-    assert!(html.contains("Uncordon no-such-node"), "{html}");
-    assert!(
-        html.contains("404 Not Found: node &quot;no-such-node&quot; not found")
-            || html.contains("404 Not Found: node \"no-such-node\" not found"),
-        "{html}"
+    let words = app
+        .simulator
+        .cluster()
+        .set_node_state(
+            std::time::Instant::now(),
+            "test",
+            "no-such-node",
+            TargetState::Ready,
+        )
+        .expect_err("no such node")
+        .to_string();
+    let page = app.parsed(&location).await;
+    assert_eq!(
+        page.text("section.receipt h2"),
+        "Uncordon no-such-node failed"
+    );
+    assert_eq!(
+        page.text("section.receipt .error-message"),
+        format!("the llmgw admin API answered 404 Not Found: {words}")
     );
 }

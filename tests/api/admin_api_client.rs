@@ -1,7 +1,7 @@
 //! The client against the simulator: what the simulator serves decodes, and
 //! every way a call fails becomes the right error.
 
-use app::admin_api::types::TargetState;
+use app::admin_api::types::{NodeState, TargetState};
 use app::admin_api::{Actor, AdminApiClient, AdminApiError};
 
 use crate::helpers::{ScriptedUpstream, TestApp, free_port};
@@ -47,7 +47,7 @@ async fn every_endpoint_the_simulator_serves_decodes() {
         .set_node_state(&a, "gpu-l40s-04.rack7.dc-west", TargetState::Cordoned)
         .await
         .expect("changes");
-    assert_eq!(change.state, "cordoned");
+    assert_eq!(change.state, NodeState::Cordoned);
     let results = client
         .collect_weights(&a, Some("gpu-l40s-02"))
         .await
@@ -70,7 +70,12 @@ async fn server_refusals_carry_status_line_and_message() {
         .expect_err("unknown model");
     assert_eq!(
         err.to_string(),
-        "404 Not Found: model \"no/such:model\" is not in the catalog"
+        "the llmgw admin API answered 404 Not Found: model \"no/such:model\" is not in the catalog"
+    );
+    assert_eq!(
+        err.http_status(),
+        404,
+        "the admin API's own judgement passes through"
     );
     let err = client
         .set_node_state(&actor(), "../../etc", TargetState::Ready)
@@ -121,8 +126,12 @@ async fn a_non_json_error_body_becomes_the_message_trimmed_and_capped() {
     let upstream = ScriptedUpstream::spawn(502, "text/plain", body).await;
     let client = AdminApiClient::new(&upstream.address).expect("valid");
     match client.list_models(&actor()).await.expect_err("502") {
-        AdminApiError::Status { status, message } => {
-            assert_eq!(status, "502 Bad Gateway");
+        AdminApiError::Status {
+            code,
+            status,
+            message,
+        } => {
+            assert_eq!((code, status.as_str()), (502, "502 Bad Gateway"));
             assert!(message.starts_with("upstream proxy says no"));
             assert!(message.len() <= 4096);
         }
@@ -143,16 +152,50 @@ async fn a_wrongly_shaped_answer_is_malformed() {
 async fn names_are_encoded_on_the_way_out() {
     let upstream = ScriptedUpstream::spawn(200, "application/json", b"{}".to_vec()).await;
     let client = AdminApiClient::new(&upstream.address).expect("valid");
-    // The scripted upstream answers anything; what matters is that the call
-    // is made and decodes, whatever the name holds.
-    for name in [
+    let names = [
         "meta-llama/Llama-3.1-70B-Instruct",
         "qwen2.5:7b",
         "a b&c=d#e?f",
-    ] {
+    ];
+    for name in names {
         client
             .explain_placement(&actor(), name)
             .await
             .expect("decodes");
+        // A node id is a path segment: it must stay one, whatever it holds.
+        let _ = client
+            .set_node_state(&actor(), name, TargetState::Ready)
+            .await;
+    }
+    let seen = upstream.requests();
+    assert_eq!(seen.len(), 2 * names.len());
+    for (name, pair) in names.iter().zip(seen.chunks(2)) {
+        let explain = reqwest::Url::parse(&format!("http://upstream{}", pair[0].uri)).expect("uri");
+        assert_eq!(
+            explain.path(),
+            "/api/v1/explain-placement",
+            "{}",
+            pair[0].uri
+        );
+        let query: Vec<(String, String)> = explain.query_pairs().into_owned().collect();
+        assert_eq!(
+            query,
+            [("model".to_string(), name.to_string())],
+            "{}",
+            pair[0].uri
+        );
+
+        let state = &pair[1];
+        assert_eq!(state.method, axum::http::Method::POST);
+        let path = state.uri.path();
+        let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+        assert_eq!(segments.len(), 5, "{path}");
+        assert_eq!(
+            (segments[0], segments[1], segments[2], segments[4]),
+            ("api", "v1", "nodes", "state")
+        );
+        let id = percent_encoding::percent_decode_str(segments[3]).decode_utf8_lossy();
+        assert_eq!(id, *name, "{path}");
+        assert!(state.uri.query().is_none(), "{}", state.uri);
     }
 }

@@ -2,7 +2,8 @@ use std::future::{Future, IntoFuture};
 use std::net::SocketAddr;
 use std::sync::{Arc, LazyLock, Mutex};
 
-use app::context::ConsoleContext;
+use app::admin_api::types::{ExplainView, ModelView, NodeView, OrphanView, Rejection, ReplicaView};
+use app::server::ConsoleContext;
 use axum::Router;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
@@ -11,6 +12,8 @@ use llmgw_console::settings::Settings;
 use llmgw_console::simulator::Simulator;
 use llmgw_console::startup::console_context;
 use tokio::net::TcpListener;
+
+use crate::html::Page;
 
 /// Every server of this test binary runs here. Leptos keeps one global
 /// executor bound to the first runtime it sees; with a runtime per test, a
@@ -49,11 +52,37 @@ pub fn settings() -> Settings {
     Settings {
         listen: SocketAddr::from(([127, 0, 0, 1], 0)),
         admin_api: None,
-        demo: false,
         refresh_seconds: 5,
         read_only: false,
         actor_header: Some(axum::http::HeaderName::from_static("x-forwarded-user")),
         log: "warn".into(),
+    }
+}
+
+/// Every list the simulated admin API serves.
+pub struct Lists {
+    pub nodes: Vec<NodeView>,
+    pub models: Vec<ModelView>,
+    pub replicas: Vec<ReplicaView>,
+    pub orphans: Vec<OrphanView>,
+    pub explains: Vec<ExplainView>,
+}
+
+impl Lists {
+    pub fn node(&self, id: &str) -> &NodeView {
+        self.nodes
+            .iter()
+            .find(|n| n.id == id)
+            .expect("a node of the cluster")
+    }
+
+    /// Every rejection, of any model, that names `node`.
+    pub fn rejections_naming(&self, node: &str) -> Vec<&Rejection> {
+        self.explains
+            .iter()
+            .flat_map(|e| &e.rejections)
+            .filter(|r| r.node == node)
+            .collect()
     }
 }
 
@@ -85,6 +114,31 @@ impl TestApp {
             admin_api,
             http: http(),
         }
+    }
+
+    /// What the simulated admin API holds right now: the source of every
+    /// expected value, so that no test restates a fact of the demo cluster.
+    pub fn lists(&self) -> Lists {
+        let now = std::time::Instant::now();
+        let mut cluster = self.simulator.cluster();
+        let nodes = cluster.list_nodes(now);
+        let models = cluster.list_models(now);
+        let explains = models
+            .iter()
+            .filter_map(|m| cluster.explain(now, &m.name).ok())
+            .collect();
+        Lists {
+            nodes,
+            models,
+            replicas: cluster.list_replicas(now, None),
+            orphans: cluster.list_orphans(now),
+            explains,
+        }
+    }
+
+    /// A page, parsed, after checking that it answered 200.
+    pub async fn parsed(&self, path: &str) -> Page {
+        Page::parse(&self.page(path).await)
     }
 
     pub async fn get(&self, path: &str) -> reqwest::Response {
@@ -175,31 +229,47 @@ pub fn free_port() -> u16 {
     listener.local_addr().expect("addr").port()
 }
 
+/// One request as an upstream received it.
+#[derive(Clone, Debug)]
+pub struct SeenRequest {
+    pub method: axum::http::Method,
+    /// The path and query exactly as sent, still encoded.
+    pub uri: axum::http::Uri,
+    pub headers: HeaderMap,
+}
+
 /// An upstream that answers every request with one canned response and
-/// records the headers it was sent: for an admin API that lies or breaks.
+/// records what it was sent: for an admin API that lies or breaks, and for
+/// checking what the console asks for.
 #[derive(Clone)]
 pub struct ScriptedUpstream {
     pub address: String,
-    pub seen: Arc<Mutex<Vec<HeaderMap>>>,
+    pub seen: Arc<Mutex<Vec<SeenRequest>>>,
 }
 
 impl ScriptedUpstream {
     pub async fn spawn(status: u16, content_type: &'static str, body: Vec<u8>) -> Self {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let recorded = seen.clone();
-        let app = Router::new().fallback(move |headers: HeaderMap| {
-            let recorded = recorded.clone();
-            let body = body.clone();
-            async move {
-                recorded.lock().expect("lock").push(headers);
-                (
-                    StatusCode::from_u16(status).expect("status"),
-                    [("content-type", content_type)],
-                    body,
-                )
-                    .into_response()
-            }
-        });
+        let app = Router::new().fallback(
+            move |method: axum::http::Method, uri: axum::http::Uri, headers: HeaderMap| {
+                let recorded = recorded.clone();
+                let body = body.clone();
+                async move {
+                    recorded.lock().expect("lock").push(SeenRequest {
+                        method,
+                        uri,
+                        headers,
+                    });
+                    (
+                        StatusCode::from_u16(status).expect("status"),
+                        [("content-type", content_type)],
+                        body,
+                    )
+                        .into_response()
+                }
+            },
+        );
         let addr =
             serve_on_shared_runtime(SocketAddr::from(([127, 0, 0, 1], 0)), move |listener| {
                 axum::serve(listener, app).into_future()
@@ -210,10 +280,14 @@ impl ScriptedUpstream {
         }
     }
 
+    pub fn requests(&self) -> Vec<SeenRequest> {
+        self.seen.lock().expect("lock").clone()
+    }
+
     pub fn last_header(&self, name: &str) -> Option<String> {
-        let seen = self.seen.lock().expect("lock");
-        seen.last()
-            .and_then(|h| h.get(name))
+        self.requests()
+            .last()
+            .and_then(|r| r.headers.get(name))
             .and_then(|v| v.to_str().ok())
             .map(str::to_string)
     }

@@ -2,11 +2,13 @@
 //! each on a random loopback port, talking real HTTP.
 
 mod helpers;
+mod html;
 
 mod actions;
 mod admin_api_client;
 mod assets;
 mod command_line;
+mod module_layout;
 mod nodes_page;
 mod pages;
 mod resilience;

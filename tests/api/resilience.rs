@@ -5,6 +5,12 @@ use std::net::SocketAddr;
 use llmgw_console::simulator::Simulator;
 
 use crate::helpers::{ScriptedUpstream, TestApp, fetch_page, http, spawn_console, spawn_simulator};
+use crate::html::Page;
+
+/// The error panel's text on `path` of `console`.
+async fn error_panel(console: &str, path: &str) -> String {
+    Page::parse(&fetch_page(console, path).await).text(".error-panel")
+}
 
 #[tokio::test]
 async fn an_unreachable_admin_api_gives_a_whole_page_naming_the_address() {
@@ -15,14 +21,34 @@ async fn an_unreachable_admin_api_gives_a_whole_page_naming_the_address() {
         .await
         .expect("answers");
     assert_eq!(response.status(), 200);
-    let html = response.text().await.expect("body");
-    assert!(html.contains("<html"), "a whole page");
-    assert!(html.contains("cannot be reached"), "{html}");
-    assert!(html.contains("http://127.0.0.1:1"), "names the address");
-    assert!(html.contains("admin_listen"), "gives the likely cause");
+    let page = Page::parse(&response.text().await.expect("body"));
+    assert!(page.has("header nav"), "a whole page, in its layout");
+    let panel = page.text(".error-panel");
+    assert!(panel.contains("cannot be reached"), "{panel}");
     assert!(
-        !html.contains("No nodes have registered"),
-        "never an empty cluster"
+        panel.contains("http://127.0.0.1:1"),
+        "names the address: {panel}"
+    );
+    assert!(
+        panel.contains("admin_listen"),
+        "gives the likely cause: {panel}"
+    );
+    assert!(!page.has("main p.empty"), "never an empty cluster");
+
+    // A server function says the same, with a status a client can act on.
+    let response = http()
+        .post(format!("{console}/api/list_nodes"))
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(response.status(), 502);
+    let error: app::error::ConsoleError = response.json().await.expect("the error, as JSON");
+    assert!(
+        matches!(
+            error,
+            app::error::ConsoleError::AdminApi(app::admin_api::AdminApiError::Unreachable { .. })
+        ),
+        "{error:?}"
     );
 }
 
@@ -30,35 +56,27 @@ async fn an_unreachable_admin_api_gives_a_whole_page_naming_the_address() {
 async fn the_console_recovers_by_itself_when_the_admin_api_comes_back() {
     let port = crate::helpers::free_port();
     let console = spawn_console(&format!("127.0.0.1:{port}")).await;
-    let down = http()
-        .get(format!("{console}/nodes"))
-        .send()
-        .await
-        .expect("answers");
     assert!(
-        down.text()
+        error_panel(&console, "/nodes")
             .await
-            .expect("body")
             .contains("cannot be reached")
     );
 
-    spawn_simulator(Simulator::demo(), SocketAddr::from(([127, 0, 0, 1], port)));
-    let up = http()
-        .get(format!("{console}/nodes"))
-        .send()
-        .await
-        .expect("answers");
-    let html = up.text().await.expect("body");
-    assert!(html.contains("data-node=\"gpu-h100-01\""), "{html}");
+    let simulator = Simulator::demo();
+    let nodes = simulator.cluster().list_nodes(std::time::Instant::now());
+    spawn_simulator(simulator, SocketAddr::from(([127, 0, 0, 1], port)));
+    let page = Page::parse(&fetch_page(&console, "/nodes").await);
+    assert!(!page.has(".error-panel"));
+    assert_eq!(page.row_keys("data-node").len(), nodes.len());
 }
 
 #[tokio::test]
 async fn an_answer_that_is_not_the_contract_is_reported_not_shown_as_data() {
     let upstream = ScriptedUpstream::spawn(200, "text/html", b"<html>login</html>".to_vec()).await;
     let console = spawn_console(&upstream.address).await;
-    let html = fetch_page(&console, "/nodes").await;
-    assert!(html.contains("cannot read"), "{html}");
-    assert!(html.contains("not JSON"), "{html}");
+    let panel = error_panel(&console, "/nodes").await;
+    assert!(panel.contains("cannot read"), "{panel}");
+    assert!(panel.contains("not JSON"), "{panel}");
 }
 
 #[tokio::test]
@@ -70,11 +88,10 @@ async fn an_error_status_is_shown_with_the_servers_own_words() {
     )
     .await;
     let console = spawn_console(&upstream.address).await;
-    let html = fetch_page(&console, "/nodes").await;
-    assert!(html.contains("503 Service Unavailable"), "{html}");
+    let panel = error_panel(&console, "/nodes").await;
     assert!(
-        html.contains("control plane is electing a leader"),
-        "{html}"
+        panel.contains("503 Service Unavailable: control plane is electing a leader"),
+        "{panel}"
     );
 }
 
@@ -109,8 +126,11 @@ async fn the_operator_named_by_the_proxy_is_sent_as_the_actor() {
 async fn an_empty_cluster_says_so() {
     let upstream = ScriptedUpstream::spawn(200, "application/json", b"null".to_vec()).await;
     let console = spawn_console(&upstream.address).await;
-    let html = fetch_page(&console, "/nodes").await;
-    assert!(html.contains("No nodes have registered"), "{html}");
+    let page = Page::parse(&fetch_page(&console, "/nodes").await);
+    assert_eq!(
+        page.text("main p.empty"),
+        "No nodes have registered with the control plane."
+    );
 }
 
 #[tokio::test]

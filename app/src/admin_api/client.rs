@@ -218,6 +218,7 @@ impl AdminApiClient {
             .map_err(|e| self.unreachable(&e))?;
         if status != StatusCode::OK {
             return Err(AdminApiError::Status {
+                code: status.as_u16(),
                 status: status_line(status),
                 message: error_message(&bytes),
             });
@@ -250,7 +251,7 @@ impl AdminApiClient {
     fn malformed(&self, expected: &'static str, cause: String) -> AdminApiError {
         AdminApiError::Malformed {
             address: self.address().to_string(),
-            expected,
+            expected: expected.to_string(),
             cause,
         }
     }

@@ -1,9 +1,11 @@
-//! Every way a call to the admin API can fail.
+//! Every way a call to the admin API can fail. It crosses to the browser
+//! inside [`ConsoleError::AdminApi`](crate::error::ConsoleError), so each
+//! message is written once, here.
 
-use crate::error::ConsoleError;
+use serde::{Deserialize, Serialize};
 
 /// One variant per way a call can fail; each says what the operator is told.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 pub enum AdminApiError {
     /// Nothing answered: connection refused, no route, name not found, TLS
     /// failure, or no answer within the timeout. The message names the address
@@ -11,35 +13,33 @@ pub enum AdminApiError {
     #[error("cannot reach the llmgw admin API at {address}: {cause}")]
     Unreachable { address: String, cause: String },
     /// The API answered with a status other than 200. `status` is the status
-    /// line ("404 Not Found") and `message` the server's own words.
-    #[error("{status}: {message}")]
-    Status { status: String, message: String },
+    /// line ("404 Not Found") and `message` the server's own words, shown
+    /// verbatim.
+    #[error("the llmgw admin API answered {status}: {message}")]
+    Status {
+        code: u16,
+        status: String,
+        message: String,
+    },
     /// The API answered 200 with something that is not the documented shape
-    /// (or is larger than any real answer would be).
+    /// (or is larger than any real answer would be). Shown as such, so nobody
+    /// mistakes it for data.
     #[error("the llmgw admin API at {address} sent {expected} that could not be read: {cause}")]
     Malformed {
         address: String,
-        expected: &'static str,
+        expected: String,
         cause: String,
     },
 }
 
-impl From<AdminApiError> for ConsoleError {
-    fn from(e: AdminApiError) -> Self {
-        match e {
-            AdminApiError::Unreachable { address, cause } => {
-                ConsoleError::Unreachable { address, cause }
-            }
-            AdminApiError::Status { status, message } => ConsoleError::Upstream { status, message },
-            AdminApiError::Malformed {
-                address,
-                expected,
-                cause,
-            } => ConsoleError::Malformed {
-                address,
-                expected: expected.to_string(),
-                cause,
-            },
+impl AdminApiError {
+    /// The status the console answers with: the admin API's own 4xx when it
+    /// judged the request (a model that does not exist is a 404 here too),
+    /// otherwise 502, since the fault is upstream of the console.
+    pub fn http_status(&self) -> u16 {
+        match self {
+            Self::Status { code, .. } if (400..500).contains(code) => *code,
+            _ => 502,
         }
     }
 }

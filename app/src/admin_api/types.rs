@@ -35,9 +35,8 @@ where
 pub struct NodeView {
     #[serde(alias = "ID", deserialize_with = "null_as_default")]
     pub id: String,
-    /// `ready`, `cordoned`, `draining`, or whatever a newer server says.
     #[serde(alias = "State", deserialize_with = "null_as_default")]
-    pub state: String,
+    pub state: NodeState,
     #[serde(alias = "GPUFree", deserialize_with = "null_as_default")]
     pub gpu_free: i64,
     #[serde(alias = "GPUTotal", deserialize_with = "null_as_default")]
@@ -62,6 +61,77 @@ pub struct NodeView {
     /// One line per unhealthy GPU; those GPUs are kept out of placement.
     #[serde(alias = "Unhealthy", deserialize_with = "null_as_default")]
     pub unhealthy: Vec<String>,
+}
+
+/// A node's state as the control plane reports it. llmgw may add states: an
+/// unknown one is kept and shown as it was sent, and counts as neither ready
+/// nor cordoned.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
+pub enum NodeState {
+    /// Placement may use it.
+    Ready,
+    /// No new work; what runs there keeps running.
+    Cordoned,
+    /// Cordoned, and its replicas are moving off.
+    Draining,
+    /// A state this console does not know, as it was sent.
+    Other(String),
+    /// No state in the answer (missing, `null` or empty): shown as a dash.
+    #[default]
+    NotReported,
+}
+
+impl NodeState {
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Ready => "ready",
+            Self::Cordoned => "cordoned",
+            Self::Draining => "draining",
+            Self::Other(s) => s,
+            Self::NotReported => "",
+        }
+    }
+
+    /// Whether an operator took it out of placement (cordoned or draining):
+    /// what uncordon undoes.
+    pub fn is_cordoned(&self) -> bool {
+        matches!(self, Self::Cordoned | Self::Draining)
+    }
+}
+
+impl From<String> for NodeState {
+    fn from(s: String) -> Self {
+        match s.as_str() {
+            "ready" => Self::Ready,
+            "cordoned" => Self::Cordoned,
+            "draining" => Self::Draining,
+            "" => Self::NotReported,
+            _ => Self::Other(s),
+        }
+    }
+}
+
+impl From<NodeState> for String {
+    fn from(s: NodeState) -> Self {
+        s.as_str().to_string()
+    }
+}
+
+impl From<TargetState> for NodeState {
+    fn from(t: TargetState) -> Self {
+        match t {
+            TargetState::Ready => Self::Ready,
+            TargetState::Cordoned => Self::Cordoned,
+            TargetState::Draining => Self::Draining,
+        }
+    }
+}
+
+impl std::fmt::Display for NodeState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A catalog entry and its replica counts (`GET /api/v1/models`).
@@ -246,7 +316,7 @@ pub struct NodeStateChange {
     #[serde(alias = "ID", deserialize_with = "null_as_default")]
     pub id: String,
     #[serde(alias = "State", deserialize_with = "null_as_default")]
-    pub state: String,
+    pub state: NodeState,
 }
 
 /// The error envelope of every non-200 answer.
@@ -294,6 +364,26 @@ mod tests {
         };
         let s = serde_json::to_string(&ok).expect("encodes");
         assert!(!s.contains("error"), "{s}");
+    }
+
+    #[test]
+    fn node_states_decode_known_unknown_and_missing() {
+        let json = r#"[{"state":"draining"},{"State":"quarantined"},{"state":null},{}]"#;
+        let nodes: Vec<NodeView> = serde_json::from_str(json).expect("decodes");
+        let states: Vec<&NodeState> = nodes.iter().map(|n| &n.state).collect();
+        assert_eq!(
+            states,
+            [
+                &NodeState::Draining,
+                &NodeState::Other("quarantined".into()),
+                &NodeState::NotReported,
+                &NodeState::NotReported
+            ]
+        );
+        assert!(NodeState::Draining.is_cordoned() && !NodeState::Ready.is_cordoned());
+        assert!(!NodeState::Other("quarantined".into()).is_cordoned());
+        let back = serde_json::to_string(&nodes[1].state).expect("encodes");
+        assert_eq!(back, r#""quarantined""#);
     }
 
     #[test]

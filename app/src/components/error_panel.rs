@@ -3,13 +3,18 @@
 
 use leptos::prelude::*;
 
+use crate::admin_api::AdminApiError;
 use crate::error::ConsoleError;
 
 fn title(error: &ConsoleError) -> &'static str {
     match error {
-        ConsoleError::Unreachable { .. } => "The llmgw admin API cannot be reached",
-        ConsoleError::Upstream { .. } => "The llmgw admin API refused the request",
-        ConsoleError::Malformed { .. } => {
+        ConsoleError::AdminApi(AdminApiError::Unreachable { .. }) => {
+            "The llmgw admin API cannot be reached"
+        }
+        ConsoleError::AdminApi(AdminApiError::Status { .. }) => {
+            "The llmgw admin API refused the request"
+        }
+        ConsoleError::AdminApi(AdminApiError::Malformed { .. }) => {
             "The llmgw admin API sent an answer the console cannot read"
         }
         ConsoleError::BadRequest(_) => "That request is not valid",

@@ -1,15 +1,21 @@
 //! Widgets shared by the pages.
 
+pub mod badges;
 pub mod dialog;
 pub mod error_panel;
 pub mod live;
 pub mod node_actions;
+pub mod nodes_table;
+pub mod not_found;
 pub mod receipt;
 pub mod table;
 
+pub use badges::{StateBadge, StatusBadge, UnhealthyRow};
 pub use dialog::{ConfirmDialog, CtlCommand};
 pub use error_panel::ErrorPanel;
 pub use live::{Live, refresh_ticker};
 pub use node_actions::{NodeActionDialog, NodeActions};
+pub use nodes_table::NodesTable;
+pub use not_found::NotFound;
 pub use receipt::ReceiptBanner;
 pub use table::{FilterBar, FilteredTable, SortHeader, SortKey, TableQuery, use_table_query};

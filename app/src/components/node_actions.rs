@@ -3,40 +3,14 @@
 
 use leptos::form::ActionForm;
 use leptos::prelude::*;
-use leptos_router::hooks::{use_location, use_query_map};
+use leptos_router::hooks::use_query_map;
 
 use super::{ConfirmDialog, CtlCommand, ErrorPanel};
-use crate::admin_api::types::{NodeView, TargetState};
-use crate::present;
+use crate::admin_api::types::{NodeState, NodeView, TargetState};
+use crate::joins::DrainPreview;
 use crate::server_fns::nodes::{SetNodeState, inspect_node};
 use crate::ui_settings::UiSettings;
-
-/// The current page's path and query, minus one-shot parameters: where an
-/// action returns to, and what "Cancel" goes back to.
-fn here_without_dialog() -> String {
-    let location = use_location();
-    let path = location.pathname.get_untracked();
-    let params = use_query_map().get_untracked();
-    let kept: Vec<(String, String)> = params
-        .into_iter()
-        .filter(|(k, _)| !matches!(k.as_ref(), "confirm" | "node" | "receipt"))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    if kept.is_empty() {
-        path
-    } else {
-        format!("{path}?{}", super::table::encode_query(&kept))
-    }
-}
-
-fn dialog_href(action: &str, node: &str) -> String {
-    let back = here_without_dialog();
-    let separator = if back.contains('?') { '&' } else { '?' };
-    format!(
-        "{back}{separator}confirm={action}&node={}",
-        super::table::encode_component(node)
-    )
-}
+use crate::{format, urls};
 
 /// The buttons for one node. Hidden on a read-only console (the server
 /// refuses the change there anyway).
@@ -47,12 +21,12 @@ pub fn NodeActions(node: NodeView) -> impl IntoView {
         return ().into_any();
     }
     let action = ServerAction::<SetNodeState>::new();
-    let back = here_without_dialog();
+    let back = urls::here();
     let id = node.id.clone();
-    let cordoned = node.state == "cordoned" || node.state == "draining";
-    let drain = (node.state != "draining").then(|| {
+    let cordoned = node.state.is_cordoned();
+    let drain = (node.state != NodeState::Draining).then(|| {
         view! {
-            <a class="button" href=dialog_href("drain", &id) aria-label=format!("Drain {id}")>
+            <a class="button" href=urls::node_dialog(&back, "drain", &id) aria-label=format!("Drain {id}")>
                 "Drain"
             </a>
         }
@@ -71,7 +45,7 @@ pub fn NodeActions(node: NodeView) -> impl IntoView {
                     .into_any()
             } else {
                 view! {
-                    <a class="button" href=dialog_href("cordon", &id) aria-label=format!("Cordon {id}")>
+                    <a class="button" href=urls::node_dialog(&back, "cordon", &id) aria-label=format!("Cordon {id}")>
                         "Cordon"
                     </a>
                 }
@@ -109,7 +83,7 @@ pub fn NodeActionDialog() -> impl IntoView {
 #[component]
 fn NodeActionConfirm(state: TargetState, node: String) -> impl IntoView {
     let action = ServerAction::<SetNodeState>::new();
-    let back = here_without_dialog();
+    let back = urls::here();
     let (verb, ctl) = match state {
         TargetState::Draining => ("Drain", "drain"),
         _ => ("Cordon", "cordon"),
@@ -154,11 +128,11 @@ fn NodeActionConfirm(state: TargetState, node: String) -> impl IntoView {
 }
 
 #[component]
-fn DrainPreviewView(report: crate::derive::DrainPreview) -> impl IntoView {
+fn DrainPreviewView(report: DrainPreview) -> impl IntoView {
     let moving = report.replicas.len();
     view! {
         <div class="drain-preview">
-            <h3>{present::count(moving, "replica moves", "replicas move")}</h3>
+            <h3>{format::count(moving, "replica moves", "replicas move")}</h3>
             {(moving > 0)
                 .then(|| {
                     view! {

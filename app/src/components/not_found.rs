@@ -1,3 +1,6 @@
+//! What any address the console does not know shows: the router's fallback,
+//! and a placement page whose path names no model.
+
 use leptos::prelude::*;
 use leptos_meta::Title;
 

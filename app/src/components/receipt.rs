@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
-use crate::server_fns::actions::{Receipt, read_receipt};
+use crate::server_fns::receipts::{Receipt, read_receipt};
 
 #[component]
 pub fn ReceiptBanner() -> impl IntoView {

@@ -8,6 +8,8 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use leptos_router::params::ParamsMap;
 
+use crate::urls::{self, encode_query};
+
 /// One table's view settings, as read from the URL.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TableQuery {
@@ -28,7 +30,7 @@ impl TableQuery {
                 "sort" => query.sort = Some(value.to_string()).filter(|s| !s.is_empty()),
                 "desc" => query.desc = value == "1",
                 // One-shot parameters never survive a change of view.
-                "receipt" | "confirm" | "node" => {}
+                one_shot if urls::is_one_shot(one_shot) => {}
                 _ => query.rest.push((key.to_string(), value.to_string())),
             }
         }
@@ -146,34 +148,6 @@ fn natural(a: &str, b: &str) -> Ordering {
         }
     }
     ca.len().cmp(&cb.len()).then_with(|| a.cmp(b))
-}
-
-/// `k=v&k2=v2`, each part percent-encoded.
-pub fn encode_query(pairs: &[(String, String)]) -> String {
-    pairs
-        .iter()
-        .map(|(k, v)| format!("{}={}", encode_component(k), encode_component(v)))
-        .collect::<Vec<_>>()
-        .join("&")
-}
-
-/// Encodes a value for a URL path segment or query value: everything but
-/// unreserved characters, so `/`, spaces, `&` and `#` in a model name can
-/// never change what the URL means.
-pub fn encode_component(s: &str) -> String {
-    use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
-    const KEEP: &AsciiSet = &NON_ALPHANUMERIC
-        .remove(b'-')
-        .remove(b'.')
-        .remove(b'_')
-        .remove(b'~');
-    utf8_percent_encode(s, KEEP).to_string()
-}
-
-pub fn decode_component(s: &str) -> String {
-    percent_encoding::percent_decode_str(s)
-        .decode_utf8_lossy()
-        .into_owned()
 }
 
 /// The current URL's table settings, reactively.
@@ -317,19 +291,5 @@ mod tests {
                 SortKey::Unknown
             ]
         );
-    }
-
-    #[test]
-    fn model_names_survive_a_round_trip_through_a_url() {
-        for name in [
-            "meta-llama/Llama-3.1-70B-Instruct",
-            "qwen2.5:7b",
-            "acme/support bot:v2",
-            "a&b#c?d%",
-        ] {
-            let encoded = encode_component(name);
-            assert!(!encoded.contains('/') && !encoded.contains(' ') && !encoded.contains('#'));
-            assert_eq!(decode_component(&encoded), name);
-        }
     }
 }

@@ -3,7 +3,6 @@
 pub mod models;
 pub mod node;
 pub mod nodes;
-pub mod not_found;
 pub mod overview;
 pub mod placement;
 pub mod replicas;
@@ -12,7 +11,6 @@ pub mod weights;
 pub use models::ModelsPage;
 pub use node::NodePage;
 pub use nodes::NodesPage;
-pub use not_found::NotFound;
 pub use overview::OverviewPage;
 pub use placement::PlacementPage;
 pub use replicas::ReplicasPage;

@@ -4,13 +4,14 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use super::placement::placement_href;
 use crate::admin_api::types::ModelView;
 use crate::components::{
-    FilteredTable, Live, SortHeader, SortKey, TableQuery, refresh_ticker, use_table_query,
+    FilteredTable, Live, SortHeader, SortKey, StatusBadge, TableQuery, refresh_ticker,
+    use_table_query,
 };
-use crate::present::{self, ModelStatus};
+use crate::format::{self, ModelStatus};
 use crate::server_fns::cluster::list_models;
+use crate::urls;
 
 #[component]
 pub fn ModelsPage() -> impl IntoView {
@@ -31,14 +32,9 @@ fn render_models(models: Vec<ModelView>) -> impl IntoView {
     }
 }
 
-/// The `?status=` value for a status, as the overview links it.
-pub fn status_param(s: ModelStatus) -> String {
-    s.label().replace(' ', "-")
-}
-
 fn sort_key(m: &ModelView, column: &str) -> SortKey {
     match column {
-        "serving" => SortKey::Num(-(i64::from(present::is_serving(m)))),
+        "serving" => SortKey::Num(-(i64::from(format::is_serving(m)))),
         "replicas" => SortKey::Num(m.ready),
         "status" => SortKey::Num(ModelStatus::of(m) as i64),
         "aliases" => SortKey::Text(m.aliases.join(",")),
@@ -61,7 +57,7 @@ fn row_text(m: &ModelView) -> String {
 
 fn passes_facets(m: &ModelView, q: &TableQuery) -> bool {
     q.rest.iter().all(|(k, v)| match k.as_str() {
-        "status" => status_param(ModelStatus::of(m)) == *v,
+        "status" => ModelStatus::of(m).slug() == *v,
         _ => true,
     })
 }
@@ -106,15 +102,15 @@ fn ModelsTable(models: Vec<ModelView>, query: Memo<TableQuery>) -> impl IntoView
 #[component]
 fn ModelRow(model: ModelView) -> impl IntoView {
     let status = ModelStatus::of(&model);
-    let href = placement_href(&model.name);
+    let href = urls::placement(&model.name);
     view! {
         <tr data-model=model.name.clone()>
             <th scope="row" class="id">
                 <a href=href.clone()>{model.name.clone()}</a>
             </th>
-            <td>{if present::is_serving(&model) { "yes" } else { "no" }}</td>
+            <td>{if format::is_serving(&model) { "yes" } else { "no" }}</td>
             <td class="num">
-                <a href=format!("/replicas?model={}", crate::components::table::encode_component(&model.name))>
+                <a href=urls::replicas_of(&model.name)>
                     {format!("{}/{}", model.ready, model.min)}
                 </a>
             </td>
@@ -126,15 +122,9 @@ fn ModelRow(model: ModelView) -> impl IntoView {
                     _ => ().into_any(),
                 }}
             </td>
-            <td>{present::list_or_dash(&model.aliases)}</td>
-            <td>{present::list_or_dash(&model.profiles)}</td>
-            <td>{present::list_or_dash(&model.fallbacks)}</td>
+            <td>{format::list_or_dash(&model.aliases)}</td>
+            <td>{format::list_or_dash(&model.profiles)}</td>
+            <td>{format::list_or_dash(&model.fallbacks)}</td>
         </tr>
     }
-}
-
-#[component]
-pub fn StatusBadge(status: ModelStatus) -> impl IntoView {
-    let class = format!("state status-{}", status_param(status));
-    view! { <span class=class>{status.label()}</span> }
 }

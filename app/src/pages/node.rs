@@ -5,16 +5,14 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
-use super::nodes::StateBadge;
-use super::placement::placement_href;
 use crate::admin_api::types::ReplicaView;
-use crate::components::table::decode_component;
 use crate::components::{
-    FilterBar, Live, NodeActionDialog, NodeActions, ReceiptBanner, SortHeader, SortKey, TableQuery,
-    refresh_ticker, use_table_query,
+    FilterBar, Live, NodeActionDialog, NodeActions, ReceiptBanner, SortHeader, SortKey, StateBadge,
+    TableQuery, refresh_ticker, use_table_query,
 };
-use crate::present;
+use crate::format;
 use crate::server_fns::nodes::{NodeRejection, NodeReport, inspect_node};
+use crate::urls::{self, decode_component};
 
 #[component]
 pub fn NodePage() -> impl IntoView {
@@ -102,17 +100,17 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
                 <dt>"State"</dt>
                 <dd><StateBadge state=node.state.clone() /></dd>
                 <dt>"GPUs"</dt>
-                <dd>{present::gpus(&node)}</dd>
+                <dd>{format::gpus(&node)}</dd>
                 <dt>"Memory"</dt>
-                <dd>{present::memory(node.memory_gb)}</dd>
+                <dd>{format::memory(node.memory_gb)}</dd>
                 <dt>"Disk"</dt>
-                <dd>{present::disk(node.disk_free_gb, node.disk_total_gb)}</dd>
+                <dd>{format::disk(node.disk_free_gb, node.disk_total_gb)}</dd>
                 <dt>"Classes"</dt>
-                <dd>{present::list_or_dash(&node.classes)}</dd>
+                <dd>{format::list_or_dash(&node.classes)}</dd>
                 <dt>"Fabrics"</dt>
-                <dd>{present::list_or_dash(&node.fabrics)}</dd>
+                <dd>{format::list_or_dash(&node.fabrics)}</dd>
                 <dt>"Last seen"</dt>
-                <dd>{present::or_dash(&node.last_seen_ago)}</dd>
+                <dd>{format::or_dash(&node.last_seen_ago)}</dd>
             </dl>
             <NodeActions node=node.clone() />
         </section>
@@ -154,12 +152,12 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
                                         .map(|s| format!("{} GPUs {:?}", s.id, s.gpus))
                                         .collect();
                                     view! {
-                                        <tr>
+                                        <tr data-replica=r.id.clone()>
                                             <th scope="row" class="id">{r.id.clone()}</th>
-                                            <td><a href=placement_href(&r.model)>{r.model.clone()}</a></td>
+                                            <td><a href=urls::placement(&r.model)>{r.model.clone()}</a></td>
                                             <td>{r.state.clone()}</td>
                                             <td>{here.join(", ")}</td>
-                                            <td class="num">{present::duration(r.age_sec)}</td>
+                                            <td class="num">{format::duration(r.age_sec)}</td>
                                         </tr>
                                     }
                                 })
@@ -191,9 +189,9 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
                                 .map(|r| {
                                     view! {
                                         <tr>
-                                            <td><a href=placement_href(&r.model)>{r.model.clone()}</a></td>
+                                            <td><a href=urls::placement(&r.model)>{r.model.clone()}</a></td>
                                             <td>{r.rejection.profile}</td>
-                                            <td>{present::or_dash(&r.rejection.pool)}</td>
+                                            <td>{format::or_dash(&r.rejection.pool)}</td>
                                             <td>{r.rejection.reason}</td>
                                         </tr>
                                     }

@@ -3,12 +3,14 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use super::models::{StatusBadge, status_param};
-use super::nodes::NodesTable;
-use crate::components::{Live, NodeActionDialog, ReceiptBanner, refresh_ticker, use_table_query};
-use crate::derive::overview;
-use crate::present::{self, ModelStatus, file_size};
+use crate::admin_api::types::NodeState;
+use crate::components::{
+    Live, NodeActionDialog, NodesTable, ReceiptBanner, StatusBadge, refresh_ticker, use_table_query,
+};
+use crate::format::{self, ModelStatus, file_size};
+use crate::joins::overview;
 use crate::server_fns::cluster::{ClusterSnapshot, cluster_overview};
+use crate::urls;
 
 #[component]
 pub fn OverviewPage() -> impl IntoView {
@@ -35,12 +37,18 @@ fn render_overview(snapshot: ClusterSnapshot) -> impl IntoView {
     view! {
         <div class="cards">
             <section class="card">
-                <h2><a href="/nodes">{present::count(o.nodes, "node", "nodes")}</a></h2>
+                <h2><a href="/nodes">{format::count(o.nodes, "node", "nodes")}</a></h2>
                 <ul>
                     {o.nodes_by_state
                         .iter()
-                        .map(|(state, n)| view! {
-                            <li><a href=format!("/nodes?state={state}")>{format!("{n} {state}")}</a></li>
+                        .map(|(state, n)| {
+                            let label = match state {
+                                NodeState::NotReported => "with no state reported",
+                                known => known.as_str(),
+                            };
+                            view! {
+                                <li><a href=urls::nodes_in_state(state)>{format!("{n} {label}")}</a></li>
+                            }
                         })
                         .collect_view()}
                 </ul>
@@ -49,12 +57,12 @@ fn render_overview(snapshot: ClusterSnapshot) -> impl IntoView {
                 <h2><a href="/nodes?sort=gpus&desc=1">{format!("{} of {} GPUs free", o.gpu_free, o.gpu_total)}</a></h2>
                 <p>
                     <a href="/nodes?unhealthy=1" class:warn={o.unhealthy_gpus > 0}>
-                        {format!("{} unhealthy, on {}", o.unhealthy_gpus, present::count(o.nodes_with_unhealthy, "node", "nodes"))}
+                        {format!("{} unhealthy, on {}", o.unhealthy_gpus, format::count(o.nodes_with_unhealthy, "node", "nodes"))}
                     </a>
                 </p>
             </section>
             <section class="card">
-                <h2><a href="/models">{present::count(o.models, "model", "models")}</a></h2>
+                <h2><a href="/models">{format::count(o.models, "model", "models")}</a></h2>
                 <ul>
                     {ModelStatus::ALL
                         .into_iter()
@@ -62,7 +70,7 @@ fn render_overview(snapshot: ClusterSnapshot) -> impl IntoView {
                             let n = o.models_by_status.get(&s).copied().unwrap_or(0);
                             view! {
                                 <li>
-                                    <a href=format!("/models?status={}", status_param(s))>
+                                    <a href=urls::models_with_status(s)>
                                         {n} " " <StatusBadge status=s />
                                     </a>
                                 </li>
@@ -72,7 +80,7 @@ fn render_overview(snapshot: ClusterSnapshot) -> impl IntoView {
                 </ul>
             </section>
             <section class="card">
-                <h2><a href="/replicas">{present::count(o.replicas, "replica", "replicas")}</a></h2>
+                <h2><a href="/replicas">{format::count(o.replicas, "replica", "replicas")}</a></h2>
                 <p>
                     <a href="/replicas?errors=1" class:warn={o.replicas_with_errors > 0}>
                         {format!("{} with errors", o.replicas_with_errors)}
@@ -83,7 +91,7 @@ fn render_overview(snapshot: ClusterSnapshot) -> impl IntoView {
                 <h2><a href="/weights">{format!("{} reclaimable", file_size(o.reclaimable_bytes))}</a></h2>
                 <p>
                     <a href="/weights">
-                        {format!("{} on {}", present::count(o.orphan_files, "orphaned file", "orphaned files"), present::count(o.orphan_nodes, "node", "nodes"))}
+                        {format!("{} on {}", format::count(o.orphan_files, "orphaned file", "orphaned files"), format::count(o.orphan_nodes, "node", "nodes"))}
                     </a>
                 </p>
             </section>

@@ -7,66 +7,15 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
-use super::models::StatusBadge;
-use super::nodes::{StateBadge, node_href};
-use crate::admin_api::types::{ExplainView, NodeView, Rejection};
-use crate::components::table::{decode_component, encode_component, encode_query};
+use crate::admin_api::types::{NodeView, Rejection};
 use crate::components::{
-    FilterBar, Live, SortHeader, SortKey, TableQuery, refresh_ticker, use_table_query,
+    FilterBar, Live, NotFound, SortHeader, SortKey, StateBadge, StatusBadge, TableQuery,
+    refresh_ticker, use_table_query,
 };
-use crate::derive::{group_by_node, group_by_reason};
-use crate::present::{self, ModelStatus};
+use crate::format::{self, ModelStatus, Situation};
+use crate::joins::{group_by_node, group_by_reason};
 use crate::server_fns::placement::{PlacementReport, explain_placement};
-
-/// The page's address for `model`. Each part of the name is encoded, so
-/// `/`, `:`, `.` and spaces all survive being pasted around.
-pub fn placement_href(model: &str) -> String {
-    format!("/models/{}/placement", encode_component(model))
-}
-
-/// The model named by a `/models/*rest` path, or `None` when the path is not
-/// a placement page. Both the encoded form (`meta-llama%2FLlama...`) and a
-/// hand-typed one with a bare `/` name the same model.
-pub fn model_from_path(rest: &str) -> Option<String> {
-    let name = rest.strip_suffix("/placement")?;
-    let name = decode_component(name);
-    (!name.is_empty()).then_some(name)
-}
-
-/// What the explanation says, told apart in plain words.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Situation {
-    PlacedCleanly,
-    PlacedWithRejections,
-    NotPlaced,
-    NotAttempted,
-}
-
-impl Situation {
-    pub fn of(e: &ExplainView) -> Self {
-        match (e.placed, e.rejections.is_empty()) {
-            (true, true) => Self::PlacedCleanly,
-            (true, false) => Self::PlacedWithRejections,
-            (false, false) => Self::NotPlaced,
-            (false, true) => Self::NotAttempted,
-        }
-    }
-
-    pub fn sentence(self) -> &'static str {
-        match self {
-            Self::PlacedCleanly => "Placed. No candidate was turned down.",
-            Self::PlacedWithRejections => {
-                "Placed. Some candidates were turned down on the way; they are listed below."
-            }
-            Self::NotPlaced => {
-                "Not placed. Every candidate was turned down, for the reasons below."
-            }
-            Self::NotAttempted => {
-                "Not placed, and no placement has been attempted for it yet: nothing was turned down."
-            }
-        }
-    }
-}
+use crate::urls::{self, encode_query};
 
 /// How the rejections are laid out (`?group=`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,11 +59,12 @@ impl Grouping {
 #[component]
 pub fn PlacementPage() -> impl IntoView {
     let params = use_params_map();
-    let model =
-        Memo::new(move |_| params.with(|p| model_from_path(&p.get("rest").unwrap_or_default())));
+    let model = Memo::new(move |_| {
+        params.with(|p| urls::model_from_placement_path(&p.get("rest").unwrap_or_default()))
+    });
     move || match model.get() {
         Some(name) => view! { <Placement name /> }.into_any(),
-        None => view! { <super::NotFound /> }.into_any(),
+        None => view! { <NotFound /> }.into_any(),
     }
 }
 
@@ -167,8 +117,8 @@ fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
                         <p class="model-line">
                             <StatusBadge status />
                             {format!(" {} of {} wanted replicas ready, {} in all. ", m.ready, m.min, m.total)}
-                            <a href=format!("/replicas?model={}", encode_component(&name))>
-                                {present::count(report.replicas.len(), "replica", "replicas")}
+                            <a href=urls::replicas_of(&name)>
+                                {format::count(report.replicas.len(), "replica", "replicas")}
                             </a>
                             {(!m.profiles.is_empty()).then(|| format!(" · profiles: {}", m.profiles.join(", ")))}
                         </p>
@@ -230,12 +180,12 @@ fn LiveNode(node: String, nodes: Vec<NodeView>) -> impl IntoView {
     let live = nodes.into_iter().find(|n| n.id == node);
     view! {
         <span class="live-node">
-            <a class="id" href=node_href(&node)>{node.clone()}</a>
+            <a class="id" href=urls::node(&node)>{node.clone()}</a>
             {match live {
                 Some(n) => view! {
                     " " <StateBadge state=n.state.clone() />
                     <span class="capacity">
-                        {format!(" {} · disk {}", present::gpus(&n), present::disk(n.disk_free_gb, n.disk_total_gb))}
+                        {format!(" {} · disk {}", format::gpus(&n), format::disk(n.disk_free_gb, n.disk_total_gb))}
                         {(!n.unhealthy.is_empty()).then(|| format!(" · {} unhealthy GPU(s)", n.unhealthy.len()))}
                     </span>
                 }
@@ -284,7 +234,7 @@ fn RejectionTable(
                         view! {
                             <tr>
                                 <td>{r.profile}</td>
-                                <td>{present::or_dash(&r.pool)}</td>
+                                <td>{format::or_dash(&r.pool)}</td>
                                 <td><LiveNode node=r.node nodes=nodes.clone() /></td>
                                 <td class="reason">{r.reason}</td>
                             </tr>
@@ -352,7 +302,7 @@ fn ByNode(rejections: Vec<Rejection>, nodes: Vec<NodeView>) -> impl IntoView {
                                         view! {
                                             <li>
                                                 <span class="reason">{r.reason}</span>
-                                                <span class="muted">{format!(" (profile {}, pool {})", r.profile, present::or_dash(&r.pool))}</span>
+                                                <span class="muted">{format!(" (profile {}, pool {})", r.profile, format::or_dash(&r.pool))}</span>
                                             </li>
                                         }
                                     })
@@ -363,49 +313,5 @@ fn ByNode(rejections: Vec<Rejection>, nodes: Vec<NodeView>) -> impl IntoView {
                 })
                 .collect_view()}
         </div>
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_placement_path_names_its_model_in_either_form() {
-        assert_eq!(
-            model_from_path("meta-llama%2FLlama-3.1-70B-Instruct/placement").as_deref(),
-            Some("meta-llama/Llama-3.1-70B-Instruct")
-        );
-        assert_eq!(
-            model_from_path("meta-llama/Llama-3.1-70B-Instruct/placement").as_deref(),
-            Some("meta-llama/Llama-3.1-70B-Instruct")
-        );
-        assert_eq!(
-            model_from_path("acme%2Fsupport%20bot%3Av2/placement").as_deref(),
-            Some("acme/support bot:v2")
-        );
-        assert_eq!(model_from_path("qwen2.5:7b"), None);
-        assert_eq!(model_from_path("/placement"), None);
-        assert_eq!(
-            placement_href("qwen2.5:7b"),
-            "/models/qwen2.5%3A7b/placement"
-        );
-    }
-
-    #[test]
-    fn the_four_situations_are_told_apart() {
-        let r = vec![Rejection::default()];
-        let e = |placed, rejections: Vec<Rejection>| ExplainView {
-            model: "m".into(),
-            placed,
-            rejections,
-        };
-        assert_eq!(Situation::of(&e(true, vec![])), Situation::PlacedCleanly);
-        assert_eq!(
-            Situation::of(&e(true, r.clone())),
-            Situation::PlacedWithRejections
-        );
-        assert_eq!(Situation::of(&e(false, r)), Situation::NotPlaced);
-        assert_eq!(Situation::of(&e(false, vec![])), Situation::NotAttempted);
     }
 }

@@ -5,15 +5,14 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
-use super::nodes::node_href;
-use super::placement::placement_href;
 use crate::admin_api::types::ReplicaView;
 use crate::components::{
     FilteredTable, Live, SortHeader, SortKey, TableQuery, refresh_ticker, use_table_query,
 };
-use crate::derive::has_error;
-use crate::present;
+use crate::format;
+use crate::joins::has_error;
 use crate::server_fns::cluster::list_replicas;
+use crate::urls;
 
 #[component]
 pub fn ReplicasPage() -> impl IntoView {
@@ -31,7 +30,7 @@ pub fn ReplicasPage() -> impl IntoView {
             {move || {
                 let m = model.get();
                 (!m.is_empty())
-                    .then(|| view! { " of " <a href=placement_href(&m)>{m.clone()}</a> })
+                    .then(|| view! { " of " <a href=urls::placement(&m)>{m.clone()}</a> })
             }}
         </h1>
         <Live resource=replicas render=render_replicas />
@@ -150,18 +149,18 @@ fn ReplicaRow(replica: ReplicaView) -> impl IntoView {
     view! {
         <tr data-replica=replica.id.clone() class:has-error=!errors.is_empty()>
             <th scope="row" class="id">{replica.id.clone()}</th>
-            <td><a href=placement_href(&replica.model)>{replica.model.clone()}</a></td>
-            <td><span class=format!("state state-{}", replica.state)>{present::or_dash(&replica.state)}</span></td>
-            <td>{present::or_dash(&replica.pool)}</td>
+            <td><a href=urls::placement(&replica.model)>{replica.model.clone()}</a></td>
+            <td><span class=format!("state state-{}", replica.state)>{format::or_dash(&replica.state)}</span></td>
+            <td>{format::or_dash(&replica.pool)}</td>
             <td class="shards">
                 {shard_nodes(&replica)
                     .into_iter()
-                    .map(|(node, gpus)| view! { <span class="shard"><a href=node_href(&node)>{node.clone()}</a> ":" {gpus}</span> " " })
+                    .map(|(node, gpus)| view! { <span class="shard"><a href=urls::node(&node)>{node.clone()}</a> ":" {gpus}</span> " " })
                     .collect_view()}
             </td>
-            <td class="num">{present::duration(replica.age_sec)}</td>
-            <td class="num">{present::idle(replica.idle_sec)}</td>
-            <td class="id">{present::or_dash(&replica.endpoint)}</td>
+            <td class="num">{format::duration(replica.age_sec)}</td>
+            <td class="num">{format::duration(replica.idle_sec)}</td>
+            <td class="id">{format::or_dash(&replica.endpoint)}</td>
         </tr>
         {errors
             .into_iter()

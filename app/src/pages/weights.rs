@@ -6,16 +6,15 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
-use super::nodes::node_href;
 use crate::admin_api::types::OrphanView;
-use crate::components::table::encode_component;
 use crate::components::{
-    ConfirmDialog, CtlCommand, ErrorPanel, FilterBar, Live, ReceiptBanner, SortHeader, SortKey,
+    ConfirmDialog, CtlCommand, ErrorPanel, FilteredTable, Live, ReceiptBanner, SortHeader, SortKey,
     TableQuery, refresh_ticker, use_table_query,
 };
-use crate::present::{self, file_size};
+use crate::format::{self, file_size};
 use crate::server_fns::weights::{CollectPreview, CollectWeights, list_orphans, preview_collect};
 use crate::ui_settings::UiSettings;
+use crate::urls;
 
 #[component]
 pub fn WeightsPage() -> impl IntoView {
@@ -40,14 +39,6 @@ fn render_orphans(orphans: Vec<OrphanView>) -> impl IntoView {
     move || {
         query.track();
         view! { <OrphanTable orphans=orphans.clone() query /> }
-    }
-}
-
-fn collect_href(node: &str) -> String {
-    if node.is_empty() {
-        "/weights?confirm=collect".into()
-    } else {
-        format!("/weights?confirm=collect&node={}", encode_component(node))
     }
 }
 
@@ -87,10 +78,10 @@ fn OrphanTable(orphans: Vec<OrphanView>, query: Memo<TableQuery>) -> impl IntoVi
     view! {
         <p class="total">
             <strong>{file_size(total_bytes)}</strong>
-            {format!(" in {} on {} would be freed.", present::count(total_files, "file", "files"), present::count(total, "node", "nodes"))}
-            {(!read_only).then(|| view! { " " <a class="button danger" href=collect_href("")>"Collect on every node…"</a> })}
+            {format!(" in {} on {} would be freed.", format::count(total_files, "file", "files"), format::count(total, "node", "nodes"))}
+            {(!read_only).then(|| view! { " " <a class="button danger" href=urls::collect_dialog(None)>"Collect on every node…"</a> })}
         </p>
-        <FilterBar query shown=count total noun="nodes" />
+        <FilteredTable query shown=count total noun="nodes" one="node">
         <table class="data weights">
             <thead>
                 <tr>
@@ -107,7 +98,7 @@ fn OrphanTable(orphans: Vec<OrphanView>, query: Memo<TableQuery>) -> impl IntoVi
                     .map(|o| {
                         view! {
                             <tr data-node=o.node.clone()>
-                                <th scope="row" class="id"><a href=node_href(&o.node)>{o.node.clone()}</a></th>
+                                <th scope="row" class="id"><a href=urls::node(&o.node)>{o.node.clone()}</a></th>
                                 <td class="num">{o.paths.len()}</td>
                                 <td class="num">{file_size(o.bytes)}</td>
                                 <td class="paths">
@@ -115,7 +106,7 @@ fn OrphanTable(orphans: Vec<OrphanView>, query: Memo<TableQuery>) -> impl IntoVi
                                 </td>
                                 <td class="actions">
                                     {(!read_only).then(|| view! {
-                                        <a class="button" href=collect_href(&o.node) aria-label=format!("Collect on {}", o.node)>"Collect…"</a>
+                                        <a class="button" href=urls::collect_dialog(Some(&o.node)) aria-label=format!("Collect on {}", o.node)>"Collect…"</a>
                                     })}
                                 </td>
                             </tr>
@@ -124,6 +115,7 @@ fn OrphanTable(orphans: Vec<OrphanView>, query: Memo<TableQuery>) -> impl IntoVi
                     .collect_view()}
             </tbody>
         </table>
+        </FilteredTable>
     }
     .into_any()
 }
@@ -181,8 +173,8 @@ fn CollectPreviewView(preview: CollectPreview) -> impl IntoView {
         <p>
             {format!(
                 "The console will ask {} to delete {}, {} in all. Each node checks every path again and may refuse.",
-                present::count(preview.orphans.len(), "node", "nodes"),
-                present::count(preview.files, "file", "files"),
+                format::count(preview.orphans.len(), "node", "nodes"),
+                format::count(preview.files, "file", "files"),
                 file_size(preview.bytes)
             )}
         </p>
@@ -194,7 +186,7 @@ fn CollectPreviewView(preview: CollectPreview) -> impl IntoView {
                     view! {
                         <li>
                             <strong>{o.node.clone()}</strong>
-                            {format!(": {}, {}", present::count(o.paths.len(), "file", "files"), file_size(o.bytes))}
+                            {format!(": {}, {}", format::count(o.paths.len(), "file", "files"), file_size(o.bytes))}
                             <ul>{o.paths.iter().map(|p| view! { <li><code>{p.clone()}</code></li> }).collect_view()}</ul>
                         </li>
                     }
@@ -210,7 +202,7 @@ fn CollectPreviewView(preview: CollectPreview) -> impl IntoView {
             <input type="hidden" name="token" value=preview.token.clone() />
             <input type="hidden" name="back" value="/weights" />
             <button type="submit" class="danger">
-                {format!("Delete {} ({})", present::count(preview.files, "file", "files"), file_size(preview.bytes))}
+                {format!("Delete {} ({})", format::count(preview.files, "file", "files"), file_size(preview.bytes))}
             </button>
         </ActionForm>
     }

@@ -8,10 +8,9 @@ use axum::extract::ConnectInfo;
 use axum::http::{HeaderName, request::Parts};
 use leptos::prelude::use_context;
 
+use super::Confirmations;
 use crate::admin_api::{Actor, AdminApiClient};
-use crate::confirmations::Confirmations;
 use crate::error::ConsoleError;
-use crate::receipts::Receipts;
 use crate::ui_settings::UiSettings;
 
 #[derive(Clone, Debug)]
@@ -24,8 +23,6 @@ pub struct ConsoleContext {
     pub actor_header: Option<HeaderName>,
     /// Pending confirmations for collecting orphaned weights.
     pub confirmations: Arc<Confirmations>,
-    /// Outcomes of recent actions, for the page each action returns to.
-    pub receipts: Arc<Receipts>,
 }
 
 impl ConsoleContext {

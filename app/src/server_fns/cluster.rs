@@ -18,33 +18,51 @@ pub struct ClusterSnapshot {
 
 #[server(endpoint = "/list_models")]
 pub async fn list_models() -> Result<Vec<ModelView>, ConsoleError> {
-    let cx = crate::context::ConsoleContext::current()?;
-    Ok(cx.admin_api.list_models(&cx.actor()).await?)
+    ssr::list_models().await
 }
 
 /// Every replica, or one model's (`model` empty means every model).
 #[server(endpoint = "/list_replicas")]
 pub async fn list_replicas(model: String) -> Result<Vec<ReplicaView>, ConsoleError> {
-    let cx = crate::context::ConsoleContext::current()?;
-    let model = Some(model.as_str()).filter(|m| !m.is_empty());
-    Ok(cx.admin_api.list_replicas(&cx.actor(), model).await?)
+    ssr::list_replicas(model).await
 }
 
 #[server(endpoint = "/cluster_overview")]
 pub async fn cluster_overview() -> Result<ClusterSnapshot, ConsoleError> {
-    let cx = crate::context::ConsoleContext::current()?;
-    let actor = cx.actor();
-    let api = &cx.admin_api;
-    let (nodes, models, replicas, orphans) = tokio::join!(
-        api.list_nodes(&actor),
-        api.list_models(&actor),
-        api.list_replicas(&actor, None),
-        api.list_orphans(&actor),
-    );
-    Ok(ClusterSnapshot {
-        nodes: nodes?,
-        models: models?,
-        replicas: replicas?,
-        orphans: orphans?,
-    })
+    ssr::cluster_overview().await
+}
+
+#[cfg(feature = "ssr")]
+mod ssr {
+    use super::*;
+    use crate::server::ConsoleContext;
+
+    pub async fn list_models() -> Result<Vec<ModelView>, ConsoleError> {
+        let cx = ConsoleContext::current()?;
+        Ok(cx.admin_api.list_models(&cx.actor()).await?)
+    }
+
+    pub async fn list_replicas(model: String) -> Result<Vec<ReplicaView>, ConsoleError> {
+        let cx = ConsoleContext::current()?;
+        let model = Some(model.as_str()).filter(|m| !m.is_empty());
+        Ok(cx.admin_api.list_replicas(&cx.actor(), model).await?)
+    }
+
+    pub async fn cluster_overview() -> Result<ClusterSnapshot, ConsoleError> {
+        let cx = ConsoleContext::current()?;
+        let actor = cx.actor();
+        let api = &cx.admin_api;
+        let (nodes, models, replicas, orphans) = tokio::join!(
+            api.list_nodes(&actor),
+            api.list_models(&actor),
+            api.list_replicas(&actor, None),
+            api.list_orphans(&actor),
+        );
+        Ok(ClusterSnapshot {
+            nodes: nodes?,
+            models: models?,
+            replicas: replicas?,
+            orphans: orphans?,
+        })
+    }
 }

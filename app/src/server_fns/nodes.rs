@@ -4,13 +4,12 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::admin_api::types::{NodeView, Rejection, ReplicaView, TargetState};
-use crate::derive::DrainPreview;
 use crate::error::ConsoleError;
+use crate::joins::DrainPreview;
 
 #[server(endpoint = "/list_nodes")]
 pub async fn list_nodes() -> Result<Vec<NodeView>, ConsoleError> {
-    let cx = crate::context::ConsoleContext::current()?;
-    Ok(cx.admin_api.list_nodes(&cx.actor()).await?)
+    ssr::list_nodes().await
 }
 
 /// One rejection that names a node, with the model it was about.
@@ -52,13 +51,18 @@ mod ssr {
     use futures_util::{StreamExt, stream};
 
     use super::*;
-    use crate::context::ConsoleContext;
-    use crate::derive::{drain_preview, runs_on};
-    use crate::server_fns::actions::{Receipt, finish};
+    use crate::joins::{drain_preview, runs_on};
+    use crate::server::ConsoleContext;
+    use crate::server_fns::receipts::{Receipt, finish};
 
     /// Explanations are fetched a few at a time, so that a catalog of
     /// hundreds does not open hundreds of connections at once.
     const EXPLAIN_CONCURRENCY: usize = 8;
+
+    pub async fn list_nodes() -> Result<Vec<NodeView>, ConsoleError> {
+        let cx = ConsoleContext::current()?;
+        Ok(cx.admin_api.list_nodes(&cx.actor()).await?)
+    }
 
     pub async fn node_report(id: String) -> Result<NodeReport, ConsoleError> {
         let cx = ConsoleContext::current()?;
@@ -148,55 +152,6 @@ mod ssr {
                 }
             }
         };
-        finish(receipt, &safe_back(back.as_deref(), "/nodes"))
-    }
-
-    /// Only a path on this console: a form cannot send anyone elsewhere.
-    pub fn safe_back(back: Option<&str>, fallback: &str) -> String {
-        match back {
-            Some(b) if b.starts_with('/') && !b.starts_with("//") && !b.contains('\\') => {
-                strip_param(b, "receipt")
-            }
-            _ => fallback.to_string(),
-        }
-    }
-
-    fn strip_param(url: &str, name: &str) -> String {
-        let Some((path, query)) = url.split_once('?') else {
-            return url.to_string();
-        };
-        let kept: Vec<&str> = query
-            .split('&')
-            .filter(|p| {
-                // The dialog's own parameters go too: the action is done.
-                !p.starts_with(&format!("{name}="))
-                    && !p.starts_with("confirm=")
-                    && !p.starts_with("node=")
-            })
-            .collect();
-        if kept.is_empty() {
-            path.to_string()
-        } else {
-            format!("{path}?{}", kept.join("&"))
-        }
-    }
-
-    #[cfg(test)]
-    mod tests {
-        use super::*;
-
-        #[test]
-        fn back_stays_on_this_console_and_drops_the_dialog() {
-            assert_eq!(safe_back(Some("https://evil.example/"), "/nodes"), "/nodes");
-            assert_eq!(safe_back(Some("//evil.example/"), "/nodes"), "/nodes");
-            assert_eq!(safe_back(None, "/nodes"), "/nodes");
-            assert_eq!(
-                safe_back(Some("/nodes?q=h100&confirm=drain&receipt=ab"), "/"),
-                "/nodes?q=h100"
-            );
-        }
+        finish(receipt, back.as_deref(), "/nodes")
     }
 }
-
-#[cfg(feature = "ssr")]
-pub use ssr::safe_back;

@@ -18,22 +18,32 @@ pub struct PlacementReport {
 
 #[server(endpoint = "/explain_placement")]
 pub async fn explain_placement(model: String) -> Result<PlacementReport, ConsoleError> {
-    if model.trim().is_empty() {
-        return Err(ConsoleError::BadRequest("a model name is required".into()));
+    ssr::explain_placement(model).await
+}
+
+#[cfg(feature = "ssr")]
+mod ssr {
+    use super::*;
+    use crate::server::ConsoleContext;
+
+    pub async fn explain_placement(model: String) -> Result<PlacementReport, ConsoleError> {
+        if model.trim().is_empty() {
+            return Err(ConsoleError::BadRequest("a model name is required".into()));
+        }
+        let cx = ConsoleContext::current()?;
+        let actor = cx.actor();
+        let api = &cx.admin_api;
+        let (explain, models, replicas, nodes) = tokio::join!(
+            api.explain_placement(&actor, &model),
+            api.list_models(&actor),
+            api.list_replicas(&actor, Some(&model)),
+            api.list_nodes(&actor),
+        );
+        Ok(PlacementReport {
+            explain: explain?,
+            model: models?.into_iter().find(|m| m.name == model),
+            replicas: replicas?,
+            nodes: nodes?,
+        })
     }
-    let cx = crate::context::ConsoleContext::current()?;
-    let actor = cx.actor();
-    let api = &cx.admin_api;
-    let (explain, models, replicas, nodes) = tokio::join!(
-        api.explain_placement(&actor, &model),
-        api.list_models(&actor),
-        api.list_replicas(&actor, Some(&model)),
-        api.list_nodes(&actor),
-    );
-    Ok(PlacementReport {
-        explain: explain?,
-        model: models?.into_iter().find(|m| m.name == model),
-        replicas: replicas?,
-        nodes: nodes?,
-    })
 }

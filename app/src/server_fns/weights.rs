@@ -9,8 +9,7 @@ use crate::error::ConsoleError;
 
 #[server(endpoint = "/list_orphans")]
 pub async fn list_orphans() -> Result<Vec<OrphanView>, ConsoleError> {
-    let cx = crate::context::ConsoleContext::current()?;
-    Ok(cx.admin_api.list_orphans(&cx.actor()).await?)
+    ssr::list_orphans().await
 }
 
 /// Exactly what a collection would ask for, and the token that confirms it.
@@ -45,11 +44,15 @@ mod ssr {
     use std::time::Instant;
 
     use super::*;
-    use crate::confirmations::path_set;
-    use crate::context::ConsoleContext;
-    use crate::present::file_size;
-    use crate::server_fns::actions::{Receipt, finish};
-    use crate::server_fns::nodes::safe_back;
+    use crate::format::file_size;
+    use crate::server::ConsoleContext;
+    use crate::server::confirmations::path_set;
+    use crate::server_fns::receipts::{Receipt, finish};
+
+    pub async fn list_orphans() -> Result<Vec<OrphanView>, ConsoleError> {
+        let cx = ConsoleContext::current()?;
+        Ok(cx.admin_api.list_orphans(&cx.actor()).await?)
+    }
 
     fn in_scope(orphans: Vec<OrphanView>, node: &str) -> Vec<OrphanView> {
         orphans
@@ -144,6 +147,6 @@ mod ssr {
                 }
             }
         };
-        finish(receipt, &safe_back(back.as_deref(), "/weights"))
+        finish(receipt, back.as_deref(), "/weights")
     }
 }

@@ -1,0 +1,223 @@
+//! Every address the console builds, and the reading of the ones it gets.
+//! Names go into URLs encoded, so `/`, `:`, spaces, `&` and `#` in a model or
+//! node name can never change what a link means; and the parameters that
+//! only make sense once (a dialog, a receipt) are listed here, once.
+
+use crate::admin_api::types::NodeState;
+use crate::format::ModelStatus;
+
+/// Query parameters that belong to one moment: the dialog being shown, the
+/// receipt of the action just taken, Leptos's error of a form posted without
+/// JavaScript. They never survive a change of view or the return from an
+/// action.
+pub const ONE_SHOT: [&str; 4] = ["confirm", "node", "receipt", "__err"];
+
+pub fn is_one_shot(param: &str) -> bool {
+    ONE_SHOT.contains(&param)
+}
+
+pub fn node(id: &str) -> String {
+    format!("/nodes/{}", encode_component(id))
+}
+
+/// The explain-placement page, the one people paste into a chat.
+pub fn placement(model: &str) -> String {
+    format!("/models/{}/placement", encode_component(model))
+}
+
+pub fn replicas_of(model: &str) -> String {
+    format!("/replicas?model={}", encode_component(model))
+}
+
+pub fn nodes_in_state(state: &NodeState) -> String {
+    format!("/nodes?state={}", encode_component(state.as_str()))
+}
+
+pub fn models_with_status(status: ModelStatus) -> String {
+    format!("/models?status={}", status.slug())
+}
+
+/// The model named by a `/models/*rest` path, or `None` when the path is not
+/// a placement page. Both the encoded form (`meta-llama%2FLlama...`) and a
+/// hand-typed one with a bare `/` name the same model.
+pub fn model_from_placement_path(rest: &str) -> Option<String> {
+    let name = rest.strip_suffix("/placement")?;
+    let name = decode_component(name);
+    (!name.is_empty()).then_some(name)
+}
+
+/// The confirmation dialog for `action` on `node`, opened over the page at
+/// `here` (a path and query without one-shot parameters).
+pub fn node_dialog(here: &str, action: &str, node: &str) -> String {
+    with_params(here, &[("confirm", action), ("node", node)])
+}
+
+/// The collection dialog, for one node or (`None`) for every node.
+pub fn collect_dialog(node: Option<&str>) -> String {
+    match node {
+        Some(node) => with_params("/weights", &[("confirm", "collect"), ("node", node)]),
+        None => "/weights?confirm=collect".into(),
+    }
+}
+
+/// `url` with `pairs` appended to its query.
+pub fn with_params(url: &str, pairs: &[(&str, &str)]) -> String {
+    let separator = if url.contains('?') { '&' } else { '?' };
+    let owned: Vec<(String, String)> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    format!("{url}{separator}{}", encode_query(&owned))
+}
+
+/// `path_and_query` without its one-shot parameters: where an action returns
+/// to, and what a dialog's "Cancel" goes back to.
+pub fn without_one_shot(path_and_query: &str) -> String {
+    let Some((path, query)) = path_and_query.split_once('?') else {
+        return path_and_query.to_string();
+    };
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|pair| {
+            let key = pair.split('=').next().unwrap_or_default();
+            !pair.is_empty() && !is_one_shot(&decode_component(key))
+        })
+        .collect();
+    if kept.is_empty() {
+        path.to_string()
+    } else {
+        format!("{path}?{}", kept.join("&"))
+    }
+}
+
+/// Where a form may send the browser back to: a path on this console, never
+/// another site, and nothing at all when `back` is not plainly one.
+pub fn local_return_path(back: Option<&str>, fallback: &str) -> String {
+    match back {
+        Some(b) if b.starts_with('/') && !b.starts_with("//") && !b.contains('\\') => {
+            without_one_shot(b)
+        }
+        _ => fallback.to_string(),
+    }
+}
+
+/// `k=v&k2=v2`, each part percent-encoded.
+pub fn encode_query(pairs: &[(String, String)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{}={}", encode_component(k), encode_component(v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// Encodes a value for a URL path segment or query value: everything but
+/// unreserved characters.
+pub fn encode_component(s: &str) -> String {
+    use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+    const KEEP: &AsciiSet = &NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
+    utf8_percent_encode(s, KEEP).to_string()
+}
+
+pub fn decode_component(s: &str) -> String {
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8_lossy()
+        .into_owned()
+}
+
+/// The page being shown, without its one-shot parameters, from the router.
+pub fn here() -> String {
+    use leptos::prelude::GetUntracked;
+    let location = leptos_router::hooks::use_location();
+    let path = location.pathname.get_untracked();
+    let query = location.search.get_untracked();
+    let query = query.trim_start_matches('?');
+    if query.is_empty() {
+        path
+    } else {
+        without_one_shot(&format!("{path}?{query}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_survive_a_round_trip_through_a_url() {
+        for name in [
+            "meta-llama/Llama-3.1-70B-Instruct",
+            "qwen2.5:7b",
+            "acme/support bot:v2",
+            "a&b#c?d%",
+        ] {
+            let encoded = encode_component(name);
+            assert!(!encoded.contains('/') && !encoded.contains(' ') && !encoded.contains('#'));
+            assert_eq!(decode_component(&encoded), name);
+            let path = placement(name);
+            let rest = path.trim_start_matches("/models/");
+            assert_eq!(model_from_placement_path(rest).as_deref(), Some(name));
+        }
+        assert_eq!(
+            model_from_placement_path("meta-llama/Llama-3.1-70B-Instruct/placement").as_deref(),
+            Some("meta-llama/Llama-3.1-70B-Instruct")
+        );
+        assert_eq!(
+            model_from_placement_path("acme%2Fsupport%20bot%3Av2/placement").as_deref(),
+            Some("acme/support bot:v2")
+        );
+        assert_eq!(model_from_placement_path("qwen2.5:7b"), None);
+        assert_eq!(model_from_placement_path("/placement"), None);
+        assert_eq!(placement("qwen2.5:7b"), "/models/qwen2.5%3A7b/placement");
+    }
+
+    #[test]
+    fn one_shot_parameters_go_and_the_view_stays() {
+        assert_eq!(
+            without_one_shot("/nodes?q=h100&confirm=drain&node=gpu-a&receipt=ab&sort=gpus"),
+            "/nodes?q=h100&sort=gpus"
+        );
+        assert_eq!(without_one_shot("/weights?confirm=collect"), "/weights");
+        assert_eq!(without_one_shot("/nodes"), "/nodes");
+    }
+
+    #[test]
+    fn a_return_path_stays_on_this_console() {
+        assert_eq!(
+            local_return_path(Some("https://evil.example/"), "/nodes"),
+            "/nodes"
+        );
+        assert_eq!(
+            local_return_path(Some("//evil.example/"), "/nodes"),
+            "/nodes"
+        );
+        assert_eq!(
+            local_return_path(Some("/\\evil.example"), "/nodes"),
+            "/nodes"
+        );
+        assert_eq!(local_return_path(None, "/nodes"), "/nodes");
+        assert_eq!(
+            local_return_path(Some("/nodes?q=h100&confirm=drain&receipt=ab"), "/"),
+            "/nodes?q=h100"
+        );
+    }
+
+    #[test]
+    fn dialogs_open_over_the_page_they_belong_to() {
+        assert_eq!(
+            node_dialog("/nodes?q=a b", "drain", "gpu/1"),
+            "/nodes?q=a b&confirm=drain&node=gpu%2F1"
+        );
+        assert_eq!(
+            collect_dialog(Some("gpu-a")),
+            "/weights?confirm=collect&node=gpu-a"
+        );
+        assert_eq!(
+            models_with_status(ModelStatus::NotPlaced),
+            "/models?status=not-placed"
+        );
+    }
+}
