@@ -103,7 +103,9 @@ rustup_ready() {
 }
 
 rustup_install_pin() {
-  with_timeout "$RUSTUP_TIMEOUT" rustup toolchain install "$RUST_PIN" --profile minimal \
+  # Never rustup's self-update: the project installs a toolchain, it does not
+  # replace the machine's rustup.
+  with_timeout "$RUSTUP_TIMEOUT" rustup toolchain install "$RUST_PIN" --profile minimal --no-self-update \
     --component clippy --component rustfmt --target "$WASM" >/dev/null 2>&1 &&
     rustup_ready
 }

@@ -45,7 +45,7 @@ rustup_home() {
   mkdir -p "$home"
   local toolchain
   for toolchain in "$@"; do
-    RUSTUP_HOME=$home timeout 300 rustup toolchain install "$toolchain" --profile minimal \
+    RUSTUP_HOME=$home timeout 300 rustup toolchain install "$toolchain" --profile minimal --no-self-update \
       --component clippy --component rustfmt >/dev/null
   done
   if [ $# -gt 0 ]; then RUSTUP_HOME=$home rustup default "$1" >/dev/null; fi
