@@ -2,7 +2,11 @@
 //! the simulated admin API) and, built for WASM, the browser's entry point.
 
 #[cfg(feature = "ssr")]
+pub mod allowed_hosts;
+#[cfg(feature = "ssr")]
 pub mod assets;
+#[cfg(feature = "ssr")]
+pub mod cross_origin;
 #[cfg(feature = "ssr")]
 pub mod error_status;
 #[cfg(feature = "ssr")]

@@ -15,12 +15,15 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use leptos::prelude::{LeptosOptions, provide_context};
 use leptos_axum::{LeptosRoutes, generate_route_list};
+use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
+use crate::allowed_hosts::{AllowedHosts, refuse_unknown_hosts};
 use crate::assets;
+use crate::cross_origin::refuse_cross_origin;
 use crate::error_status::status_by_error;
 
 /// What handlers share: Leptos's options (which its handlers need) and what
@@ -83,7 +86,7 @@ fn content_security_policy() -> HeaderValue {
     HeaderValue::from_str(&policy).unwrap_or(HeaderValue::from_static(CONTENT_SECURITY_POLICY))
 }
 
-pub fn router(console: ConsoleContext) -> Router {
+pub fn router(console: ConsoleContext, hosts: AllowedHosts) -> Router {
     let state = ConsoleState {
         leptos_options: leptos_options(),
         console,
@@ -98,6 +101,24 @@ pub fn router(console: ConsoleContext) -> Router {
         .leptos_routes_with_context(&state, routes, with_context, move || shell(options.clone()))
         .fallback(assets_or_not_found)
         .layer(axum::middleware::from_fn(status_by_error))
+        // Every request that could change something, server functions added
+        // later included, is refused when another site sent it.
+        .layer(axum::middleware::from_fn(refuse_cross_origin))
+        // Before anything is rendered: a name this console does not answer
+        // to is a DNS rebinding attempt, or a mistake.
+        .layer(axum::middleware::from_fn_with_state(
+            hosts,
+            refuse_unknown_hosts,
+        ))
+        // The last guard: no request input may take the connection down.
+        .layer(CatchPanicLayer::custom(|_panic| {
+            tracing::error!("a request made the console panic; it answered 500");
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the console failed; its log says more\n",
+            )
+                .into_response()
+        }))
         .layer(TraceLayer::new_for_http())
         // Server function calls carry a few names at most; anything large is
         // not from this console's pages.

@@ -8,6 +8,7 @@ use app::admin_api::address::parse_admin_api_base;
 use axum::http::HeaderName;
 use clap::builder::BoolishValueParser;
 use clap::{Args, Parser, Subcommand};
+use ipnet::IpNet;
 use serde::Deserialize;
 
 /// The file read from the working directory when `--config` is not given.
@@ -59,6 +60,29 @@ pub struct Cli {
     #[arg(long, env = "LLMGW_CONSOLE_ACTOR_HEADER", value_name = "NAME")]
     pub actor_header: Option<String>,
 
+    /// Peer address or CIDR (repeatable) of the proxy that sets the actor header; the header is believed from these peers only [default: loopback]
+    #[arg(
+        long = "trusted-proxy",
+        env = "LLMGW_CONSOLE_TRUSTED_PROXIES",
+        value_name = "CIDR",
+        value_delimiter = ','
+    )]
+    pub trusted_proxies: Vec<String>,
+
+    /// Refuse every change that does not come with a user from the trusted proxy
+    #[arg(long, env = "LLMGW_CONSOLE_REQUIRE_USER", value_name = "BOOL", num_args = 0..=1,
+          default_missing_value = "true", value_parser = BoolishValueParser::new())]
+    pub require_user: Option<bool>,
+
+    /// Another name (repeatable) the console may be reached by, besides loopback and the listen address
+    #[arg(
+        long = "allowed-host",
+        env = "LLMGW_CONSOLE_ALLOWED_HOSTS",
+        value_name = "NAME",
+        value_delimiter = ','
+    )]
+    pub allowed_hosts: Vec<String>,
+
     /// Log filter, e.g. info or llmgw_console=debug [default: info]
     #[arg(long, env = "LLMGW_CONSOLE_LOG", value_name = "FILTER")]
     pub log: Option<String>,
@@ -102,6 +126,9 @@ struct FileSettings {
     refresh_seconds: Option<u64>,
     read_only: Option<bool>,
     actor_header: Option<String>,
+    trusted_proxies: Option<Vec<String>>,
+    require_user: Option<bool>,
+    allowed_hosts: Option<Vec<String>>,
     log: Option<String>,
 }
 
@@ -115,6 +142,11 @@ pub struct Settings {
     pub refresh_seconds: u64,
     pub read_only: bool,
     pub actor_header: Option<HeaderName>,
+    /// Peers whose actor header is believed.
+    pub trusted_proxies: Vec<IpNet>,
+    pub require_user: bool,
+    /// Names besides loopback and the listen address that requests may use.
+    pub allowed_hosts: Vec<String>,
     pub log: String,
 }
 
@@ -158,12 +190,34 @@ impl Settings {
                     .map_err(|_| format!("actor_header {h:?} is not a valid HTTP header name"))
             })
             .transpose()?;
+        let trusted_proxies = match (cli.trusted_proxies.is_empty(), file.trusted_proxies) {
+            (false, _) => cli.trusted_proxies.clone(),
+            (true, Some(list)) => list,
+            (true, None) => vec!["127.0.0.0/8".into(), "::1/128".into()],
+        }
+        .iter()
+        .map(|text| parse_cidr(text))
+        .collect::<Result<Vec<_>, _>>()?;
+        let allowed_hosts = if cli.allowed_hosts.is_empty() {
+            file.allowed_hosts.unwrap_or_default()
+        } else {
+            cli.allowed_hosts.clone()
+        };
+        if let Some(bad) = allowed_hosts
+            .iter()
+            .find(|h| h.trim().is_empty() || h.contains(['/', ' ']))
+        {
+            return Err(format!("allowed host {bad:?} is not a host name"));
+        }
         Ok(Self {
             listen,
             admin_api,
             refresh_seconds,
             read_only: cli.read_only.or(file.read_only).unwrap_or(false),
             actor_header,
+            trusted_proxies,
+            require_user: cli.require_user.or(file.require_user).unwrap_or(false),
+            allowed_hosts,
             log: cli
                 .log
                 .clone()
@@ -171,6 +225,14 @@ impl Settings {
                 .unwrap_or_else(|| "info".into()),
         })
     }
+}
+
+/// A peer address or network: `10.0.0.0/8`, `::1/128`, or a bare address.
+fn parse_cidr(text: &str) -> Result<IpNet, String> {
+    let text = text.trim();
+    text.parse::<IpNet>()
+        .or_else(|_| text.parse::<std::net::IpAddr>().map(IpNet::from))
+        .map_err(|_| format!("trusted proxy {text:?} is not an address or a CIDR like 10.0.0.0/8"))
 }
 
 fn read_file(explicit: Option<&Path>) -> Result<FileSettings, String> {
@@ -244,6 +306,34 @@ mod tests {
         let err = parse(&["--config", typo.to_str().expect("utf-8")]).expect_err("typo");
         assert!(err.contains("refresh_second"), "{err}");
         assert!(parse(&["--config", "/no/such/file.toml"]).is_err());
+    }
+
+    #[test]
+    fn the_repositorys_settings_file_states_the_defaults() {
+        let listed = parse(&[
+            "--config",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/Leptos.toml"),
+        ])
+        .expect("Leptos.toml is valid");
+        let defaults = parse(&["--config", write_config("").to_str().expect("utf-8")])
+            .expect("an empty file is valid");
+        assert_eq!(format!("{listed:?}"), format!("{defaults:?}"));
+    }
+
+    #[test]
+    fn trusted_proxies_and_allowed_hosts_are_checked() {
+        let s = parse(&[
+            "--trusted-proxy",
+            "10.0.0.0/8",
+            "--trusted-proxy",
+            "192.0.2.7",
+        ])
+        .expect("valid");
+        assert_eq!(s.trusted_proxies.len(), 2);
+        assert!(parse(&["--trusted-proxy", "not-an-address"]).is_err());
+        assert!(parse(&["--allowed-host", "a b"]).is_err());
+        let s = parse(&["--allowed-host", "console.example.org"]).expect("valid");
+        assert_eq!(s.allowed_hosts, ["console.example.org"]);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use app::server::{Confirmations, ConsoleContext};
 use app::ui_settings::UiSettings;
 use tokio::net::TcpListener;
 
+use crate::allowed_hosts::AllowedHosts;
 use crate::router::router;
 use crate::settings::{Settings, SimulateArgs};
 use crate::simulator::{Simulator, generated};
@@ -26,6 +27,8 @@ pub fn console_context(settings: &Settings, admin_api: &str) -> Result<ConsoleCo
         admin_api: Arc::new(client),
         ui,
         actor_header: settings.actor_header.clone(),
+        trusted_proxies: settings.trusted_proxies.clone(),
+        require_user: settings.require_user,
         confirmations: Arc::new(Confirmations::new(DEFAULT_TTL)),
     })
 }
@@ -43,6 +46,10 @@ pub async fn run_console(settings: Settings) -> Result<(), String> {
         }
     };
     let context = console_context(&settings, &admin_api)?;
+    let hosts = AllowedHosts::new(settings.listen, &settings.allowed_hosts);
+    if let Some(warning) = exposure_warning(&settings) {
+        tracing::warn!("{warning}");
+    }
     let listener = bind(settings.listen).await?;
     let url = format!(
         "http://{}",
@@ -56,11 +63,33 @@ pub async fn run_console(settings: Settings) -> Result<(), String> {
     );
     axum::serve(
         listener,
-        router(context).into_make_service_with_connect_info::<SocketAddr>(),
+        router(context, hosts).into_make_service_with_connect_info::<SocketAddr>(),
     )
     .with_graceful_shutdown(shutdown_signal())
     .await
     .map_err(|e| format!("the server stopped: {e}"))
+}
+
+/// What an operator should know before anyone else can reach the console:
+/// on a non-loopback address, without read-only mode and without a proxy
+/// that names users, anyone who reaches the port can drain nodes and delete
+/// weights, recorded under the console's own name.
+pub fn exposure_warning(settings: &Settings) -> Option<String> {
+    let only_loopback = settings
+        .trusted_proxies
+        .iter()
+        .all(|net| net.addr().is_loopback());
+    let has_proxy = settings.actor_header.is_some() && !only_loopback;
+    (!settings.listen.ip().is_loopback() && !settings.read_only && !has_proxy).then(|| {
+        format!(
+            "listening on {} without --read-only and without a trusted proxy: anyone who \
+             can reach this port can cordon, drain and delete weights, and llmgw records \
+             each change as the console with the caller's address. Put an authenticating \
+             proxy in front (--actor-header, --trusted-proxy, --require-user) or use \
+             --read-only.",
+            settings.listen
+        )
+    })
 }
 
 pub async fn run_simulator(args: SimulateArgs) -> Result<(), String> {

@@ -25,6 +25,12 @@ pub enum ConsoleError {
         "this console is read-only; changes are made with llmgw ctl or a console that is not read-only"
     )]
     ReadOnly,
+    /// The console requires a user (`--require-user`) and the request came
+    /// without one from a trusted proxy.
+    #[error(
+        "this console makes changes only for a named user, and this request names none; sign in through the console's proxy"
+    )]
+    UserRequired,
     /// A cordon or drain arrived without the operator's confirmation. Only a
     /// hand-made request gets here: the page always asks first.
     #[error("this change needs a confirmation; review it and confirm")]
@@ -70,6 +76,7 @@ impl ConsoleError {
             Self::AdminApi(e) => e.http_status(),
             Self::BadRequest(_) => 400,
             Self::ReadOnly => 403,
+            Self::UserRequired => 401,
             // The operator must look again before anything is sent.
             Self::ConfirmationMissing => 428,
             Self::ConfirmationStale { .. } | Self::ListChanged => 409,

@@ -94,7 +94,12 @@ pub fn without_one_shot(path_and_query: &str) -> String {
 /// another site, and nothing at all when `back` is not plainly one.
 pub fn local_return_path(back: Option<&str>, fallback: &str) -> String {
     match back {
-        Some(b) if b.starts_with('/') && !b.starts_with("//") && !b.contains('\\') => {
+        Some(b)
+            if b.starts_with('/')
+                && !b.starts_with("//")
+                && !b.contains('\\')
+                && !b.chars().any(char::is_control) =>
+        {
             without_one_shot(b)
         }
         _ => fallback.to_string(),

@@ -2,12 +2,23 @@
 //! every way a call fails becomes the right error.
 
 use app::admin_api::types::{NodeState, TargetState};
-use app::admin_api::{Actor, AdminApiClient, AdminApiError};
+use app::admin_api::{
+    Actor, AdminApiClient, AdminApiError, ChangeAuthorized, ChangePolicy, Identity,
+};
 
 use crate::helpers::{ScriptedUpstream, TestApp, free_port};
 
 fn actor() -> Actor {
     Actor::new("integration-test").expect("valid")
+}
+
+/// What a change sends, for the same actor, from a writable console.
+fn authorized() -> ChangeAuthorized {
+    let who = Identity {
+        user: Some(actor()),
+        peer: None,
+    };
+    ChangeAuthorized::check(ChangePolicy::default(), &who).expect("a writable console")
 }
 
 #[tokio::test]
@@ -44,12 +55,16 @@ async fn every_endpoint_the_simulator_serves_decodes() {
     }
     assert!(!client.list_orphans(&a).await.expect("orphans").is_empty());
     let change = client
-        .set_node_state(&a, "gpu-l40s-04.rack7.dc-west", TargetState::Cordoned)
+        .set_node_state(
+            &authorized(),
+            "gpu-l40s-04.rack7.dc-west",
+            TargetState::Cordoned,
+        )
         .await
         .expect("changes");
     assert_eq!(change.state, NodeState::Cordoned);
     let results = client
-        .collect_weights(&a, Some("gpu-l40s-02"))
+        .collect_weights(&authorized(), Some("gpu-l40s-02"))
         .await
         .expect("collects");
     assert_eq!(results.len(), 1);
@@ -78,7 +93,7 @@ async fn server_refusals_carry_status_line_and_message() {
         "the admin API's own judgement passes through"
     );
     let err = client
-        .set_node_state(&actor(), "../../etc", TargetState::Ready)
+        .set_node_state(&authorized(), "../../etc", TargetState::Ready)
         .await
         .expect_err("unknown node");
     assert!(
@@ -164,7 +179,7 @@ async fn names_are_encoded_on_the_way_out() {
             .expect("decodes");
         // A node id is a path segment: it must stay one, whatever it holds.
         let _ = client
-            .set_node_state(&actor(), name, TargetState::Ready)
+            .set_node_state(&authorized(), name, TargetState::Ready)
             .await;
     }
     let seen = upstream.requests();

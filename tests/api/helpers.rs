@@ -7,6 +7,7 @@ use app::server::ConsoleContext;
 use axum::Router;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
+use llmgw_console::allowed_hosts::AllowedHosts;
 use llmgw_console::router::router;
 use llmgw_console::settings::Settings;
 use llmgw_console::simulator::Simulator;
@@ -55,6 +56,9 @@ pub fn settings() -> Settings {
         refresh_seconds: 5,
         read_only: false,
         actor_header: Some(axum::http::HeaderName::from_static("x-forwarded-user")),
+        trusted_proxies: vec!["127.0.0.0/8".parse().expect("cidr")],
+        require_user: false,
+        allowed_hosts: Vec::new(),
         log: "warn".into(),
     }
 }
@@ -216,7 +220,11 @@ pub fn spawn_console_from(context: ConsoleContext) -> String {
     let addr = serve_on_shared_runtime(SocketAddr::from(([127, 0, 0, 1], 0)), move |listener| {
         axum::serve(
             listener,
-            router(context).into_make_service_with_connect_info::<SocketAddr>(),
+            router(
+                context,
+                AllowedHosts::new(SocketAddr::from(([127, 0, 0, 1], 0)), &[]),
+            )
+            .into_make_service_with_connect_info::<SocketAddr>(),
         )
         .into_future()
     });

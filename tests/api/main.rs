@@ -8,6 +8,7 @@ mod actions;
 mod admin_api_client;
 mod assets;
 mod command_line;
+mod exposure;
 mod module_layout;
 mod nodes_page;
 mod pages;

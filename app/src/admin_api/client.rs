@@ -6,6 +6,7 @@ use std::time::Duration;
 use reqwest::{Method, StatusCode, Url, header::CONTENT_TYPE};
 use serde::{Serialize, de::DeserializeOwned};
 
+use super::actor::{Actor, ChangeAuthorized};
 use super::address::parse_admin_api_base;
 use super::error::AdminApiError;
 use super::types::{
@@ -22,37 +23,6 @@ const ERROR_BODY_LIMIT: usize = 4 * 1024;
 /// No real answer comes near this; a larger one is an API that is lying, and
 /// reading it whole would let it exhaust the console's memory.
 const BODY_LIMIT: usize = 64 * 1024 * 1024;
-
-/// Who is behind a request, sent as `X-Llmgw-Actor` and stored by the server
-/// beside what it changes. Never blank.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Actor(String);
-
-impl Actor {
-    /// Used when nothing better is known about who is asking.
-    pub const FALLBACK: &'static str = "llmgw-console";
-
-    /// Keeps a name only if it can travel in a header and is not blank.
-    pub fn new(name: &str) -> Option<Self> {
-        let name = name.trim();
-        let printable = name.chars().all(|c| c.is_ascii_graphic() || c == ' ');
-        (!name.is_empty() && name.len() <= 200 && printable).then(|| Self(name.to_string()))
-    }
-
-    pub fn console() -> Self {
-        Self(Self::FALLBACK.to_string())
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Display for Actor {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 #[derive(Clone, Debug)]
 pub struct AdminApiClient {
@@ -123,14 +93,20 @@ impl AdminApiClient {
 
     pub async fn set_node_state(
         &self,
-        actor: &Actor,
+        change: &ChangeAuthorized,
         node: &str,
         state: TargetState,
     ) -> Result<NodeStateChange, AdminApiError> {
         let url = self.url(&["nodes", node, "state"]);
         let body = NodeStateRequest { state };
-        self.call(Method::POST, url, actor, Some(&body), "a node state")
-            .await
+        self.call(
+            Method::POST,
+            url,
+            change.actor(),
+            Some(&body),
+            "a node state",
+        )
+        .await
     }
 
     pub async fn list_orphans(&self, actor: &Actor) -> Result<Vec<OrphanView>, AdminApiError> {
@@ -148,13 +124,14 @@ impl AdminApiClient {
     /// Asks one node (or, with `None`, every node) to delete its orphans.
     pub async fn collect_weights(
         &self,
-        actor: &Actor,
+        change: &ChangeAuthorized,
         node: Option<&str>,
     ) -> Result<Vec<CollectResult>, AdminApiError> {
         let url = self.url(&["weights", "collect"]);
         let body = CollectRequest {
             node: node.unwrap_or_default().to_string(),
         };
+        let actor = change.actor();
         self.call_list(Method::POST, url, actor, Some(&body), "collection results")
             .await
     }
@@ -355,16 +332,5 @@ mod tests {
             c.url(&["nodes"]).as_str(),
             "https://ops.example/llmgw/api/v1/nodes"
         );
-    }
-
-    #[test]
-    fn actors_are_never_blank() {
-        assert!(Actor::new("  ").is_none());
-        assert!(Actor::new("bad\nname").is_none());
-        assert_eq!(
-            Actor::new(" ana ").map(|a| a.to_string()),
-            Some("ana".into())
-        );
-        assert_eq!(Actor::console().as_str(), "llmgw-console");
     }
 }

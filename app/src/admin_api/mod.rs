@@ -6,10 +6,14 @@ pub mod error;
 pub mod types;
 
 #[cfg(feature = "ssr")]
+pub mod actor;
+#[cfg(feature = "ssr")]
 pub mod address;
 #[cfg(feature = "ssr")]
 pub mod client;
 
 #[cfg(feature = "ssr")]
-pub use client::{Actor, AdminApiClient};
+pub use actor::{Actor, ChangeAuthorized, ChangePolicy, Identity};
+#[cfg(feature = "ssr")]
+pub use client::AdminApiClient;
 pub use error::AdminApiError;

@@ -19,6 +19,7 @@ fn title(error: &ConsoleError) -> &'static str {
         }
         ConsoleError::BadRequest(_) => "That request is not valid",
         ConsoleError::ReadOnly => "This console is read-only",
+        ConsoleError::UserRequired => "Who is asking?",
         ConsoleError::ConfirmationMissing => "Not confirmed",
         ConsoleError::ConfirmationStale { .. } => "The confirmation is no longer valid",
         ConsoleError::ListChanged => "The list changed",

@@ -1,15 +1,16 @@
 //! What every server function and server render needs: the admin API client,
 //! the settings the page sees, and how to tell who is asking.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::extract::ConnectInfo;
 use axum::http::{HeaderName, request::Parts};
+use ipnet::IpNet;
 use leptos::prelude::use_context;
 
 use super::Confirmations;
-use crate::admin_api::{Actor, AdminApiClient};
+use crate::admin_api::{Actor, AdminApiClient, ChangeAuthorized, ChangePolicy, Identity};
 use crate::error::ConsoleError;
 use crate::ui_settings::UiSettings;
 
@@ -18,9 +19,13 @@ pub struct ConsoleContext {
     pub admin_api: Arc<AdminApiClient>,
     pub ui: UiSettings,
     /// The header an authenticating proxy in front of the console sets to the
-    /// operator's name. Only trusted when configured: otherwise anyone could
-    /// claim to be anyone.
+    /// operator's name.
     pub actor_header: Option<HeaderName>,
+    /// The peers that header is believed from: anyone else could send it and
+    /// claim to be anyone.
+    pub trusted_proxies: Vec<IpNet>,
+    /// Refuse changes that come without a user.
+    pub require_user: bool,
     /// Pending confirmations for collecting orphaned weights.
     pub confirmations: Arc<Confirmations>,
 }
@@ -33,40 +38,69 @@ impl ConsoleContext {
         })
     }
 
-    /// Refuses a change when the console is read-only. Every mutating server
-    /// function calls this first: hiding a button is not enforcement.
-    pub fn ensure_writable(&self) -> Result<(), ConsoleError> {
-        if self.ui.read_only {
-            Err(ConsoleError::ReadOnly)
-        } else {
-            Ok(())
-        }
+    /// Who is behind the current request.
+    pub fn identity(&self) -> Identity {
+        identity_of(
+            use_context::<Parts>().as_ref(),
+            self.actor_header.as_ref(),
+            &self.trusted_proxies,
+        )
     }
 
-    /// Who is behind the current request: the proxy's user header when one is
-    /// configured and present, otherwise the console with the caller's address.
+    /// The name sent to llmgw with a read.
     pub fn actor(&self) -> Actor {
-        let parts = use_context::<Parts>();
-        actor_of(parts.as_ref(), self.actor_header.as_ref())
+        self.identity().actor()
+    }
+
+    /// The permission every change needs; refused on a read-only console,
+    /// and without a user when one is required. Hiding a button is not
+    /// enforcement: this is.
+    pub fn authorize_change(&self) -> Result<ChangeAuthorized, ConsoleError> {
+        let policy = ChangePolicy {
+            read_only: self.ui.read_only,
+            require_user: self.require_user,
+        };
+        let who = self.identity();
+        ChangeAuthorized::check(policy, &who).inspect_err(|refusal| {
+            tracing::warn!(target: "audit", actor = %who.actor(), reason = %refusal, "change refused");
+        })
     }
 }
 
-pub fn actor_of(parts: Option<&Parts>, header: Option<&HeaderName>) -> Actor {
+/// The user named by `header` when the request came from a trusted peer,
+/// and the peer's address.
+pub fn identity_of(
+    parts: Option<&Parts>,
+    header: Option<&HeaderName>,
+    trusted: &[IpNet],
+) -> Identity {
     let Some(parts) = parts else {
-        return Actor::console();
+        return Identity {
+            user: None,
+            peer: None,
+        };
     };
-    if let Some(named) = header
-        .and_then(|h| parts.headers.get(h))
-        .and_then(|v| v.to_str().ok())
-        .and_then(Actor::new)
-    {
-        return named;
-    }
-    parts
+    let peer: Option<IpAddr> = parts
         .extensions
         .get::<ConnectInfo<SocketAddr>>()
-        .and_then(|ConnectInfo(addr)| Actor::new(&format!("{} ({})", Actor::FALLBACK, addr.ip())))
-        .unwrap_or_else(Actor::console)
+        .map(|ConnectInfo(addr)| addr.ip());
+    let claimed = header
+        .and_then(|h| parts.headers.get(h))
+        .and_then(|v| v.to_str().ok());
+    let from_proxy = peer.is_some_and(|ip| trusted.iter().any(|net| net.contains(&ip)));
+    let user = match claimed {
+        Some(name) if from_proxy => Actor::new(name),
+        Some(_) => {
+            tracing::warn!(
+                target: "audit",
+                peer = ?peer,
+                "ignored a user header from a peer that is not a trusted proxy"
+            );
+            None
+        }
+        None => None,
+    };
+    Identity { user, peer }
 }
 
 #[cfg(test)]
@@ -87,22 +121,43 @@ mod tests {
         req.into_parts().0
     }
 
+    fn nets(list: &[&str]) -> Vec<IpNet> {
+        list.iter().map(|n| n.parse().expect("cidr")).collect()
+    }
+
     #[test]
-    fn the_proxy_header_names_the_operator_only_when_configured() {
+    fn the_proxy_header_names_the_operator_only_from_a_trusted_peer() {
         let header = HeaderName::from_static("x-forwarded-user");
-        let p = parts(&[("x-forwarded-user", "ana")], Some("10.1.2.3:5555"));
-        assert_eq!(actor_of(Some(&p), Some(&header)).as_str(), "ana");
+        let trusted = nets(&["10.1.0.0/16"]);
+        let via_proxy = parts(&[("x-forwarded-user", "ana")], Some("10.1.2.3:5555"));
+        let who = identity_of(Some(&via_proxy), Some(&header), &trusted);
+        assert_eq!(who.actor().as_str(), "ana");
+        let direct = parts(&[("x-forwarded-user", "ana")], Some("10.9.9.9:5555"));
+        let who = identity_of(Some(&direct), Some(&header), &trusted);
+        assert_eq!(who.user, None);
+        assert_eq!(who.actor().as_str(), "llmgw-console (10.9.9.9)");
+        let who = identity_of(Some(&via_proxy), None, &trusted);
         assert_eq!(
-            actor_of(Some(&p), None).as_str(),
-            "llmgw-console (10.1.2.3)"
+            who.actor().as_str(),
+            "llmgw-console (10.1.2.3)",
+            "no header configured"
         );
     }
 
     #[test]
     fn a_blank_or_missing_name_falls_back_never_to_blank() {
         let header = HeaderName::from_static("x-forwarded-user");
-        let p = parts(&[("x-forwarded-user", "   ")], None);
-        assert_eq!(actor_of(Some(&p), Some(&header)).as_str(), "llmgw-console");
-        assert_eq!(actor_of(None, Some(&header)).as_str(), "llmgw-console");
+        let trusted = nets(&["127.0.0.0/8"]);
+        let p = parts(&[("x-forwarded-user", "   ")], Some("127.0.0.1:1"));
+        assert_eq!(
+            identity_of(Some(&p), Some(&header), &trusted)
+                .actor()
+                .as_str(),
+            "llmgw-console (127.0.0.1)"
+        );
+        assert_eq!(
+            identity_of(None, Some(&header), &trusted).actor().as_str(),
+            "llmgw-console"
+        );
     }
 }

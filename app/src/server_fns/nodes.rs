@@ -53,6 +53,7 @@ mod ssr {
     use super::*;
     use crate::joins::{drain_preview, runs_on};
     use crate::server::ConsoleContext;
+    use crate::server::input::{self, ReturnPath};
     use crate::server_fns::receipts::{Receipt, finish};
 
     /// Explanations are fetched a few at a time, so that a catalog of
@@ -65,6 +66,7 @@ mod ssr {
     }
 
     pub async fn node_report(id: String) -> Result<NodeReport, ConsoleError> {
+        input::name("node id", &id)?;
         let cx = ConsoleContext::current()?;
         let actor = cx.actor();
         let api = &cx.admin_api;
@@ -109,23 +111,21 @@ mod ssr {
         back: Option<String>,
     ) -> Result<(), ConsoleError> {
         let cx = ConsoleContext::current()?;
-        cx.ensure_writable()?;
-        if node.trim().is_empty() || node == "." || node == ".." {
-            return Err(ConsoleError::BadRequest(format!(
-                "{node:?} is not a node id"
-            )));
-        }
+        // Everything the request carries is checked before anything is sent.
+        let node = input::name("node id", &node)?;
+        let back = ReturnPath::from_form(back.as_deref(), "/nodes")?;
+        let change = cx.authorize_change()?;
         if state != TargetState::Ready && !confirmed {
             return Err(ConsoleError::ConfirmationMissing);
         }
-        let actor = cx.actor();
+        let actor = change.actor();
         let verb = match state {
             TargetState::Ready => "Uncordon",
             TargetState::Cordoned => "Cordon",
             TargetState::Draining => "Drain",
         };
         tracing::info!(%actor, %node, state = state.as_str(), "node state change requested");
-        let outcome = cx.admin_api.set_node_state(&actor, &node, state).await;
+        let outcome = cx.admin_api.set_node_state(&change, node, state).await;
         let receipt = match outcome {
             Ok(change) => {
                 tracing::info!(%actor, node = %change.id, state = %change.state, "node state changed");
@@ -152,6 +152,6 @@ mod ssr {
                 }
             }
         };
-        finish(receipt, back.as_deref(), "/nodes")
+        finish(receipt, &back)
     }
 }

@@ -25,11 +25,10 @@ pub async fn explain_placement(model: String) -> Result<PlacementReport, Console
 mod ssr {
     use super::*;
     use crate::server::ConsoleContext;
+    use crate::server::input;
 
     pub async fn explain_placement(model: String) -> Result<PlacementReport, ConsoleError> {
-        if model.trim().is_empty() {
-            return Err(ConsoleError::BadRequest("a model name is required".into()));
-        }
+        input::name("model name", &model)?;
         let cx = ConsoleContext::current()?;
         let actor = cx.actor();
         let api = &cx.admin_api;

@@ -38,6 +38,7 @@ mod ssr {
     use std::time::{Duration, Instant};
 
     use super::*;
+    use crate::server::input::ReturnPath;
     use crate::urls;
 
     /// Long enough to read after a slow redirect, short enough that nobody
@@ -89,15 +90,10 @@ mod ssr {
     }
 
     /// How every action finishes: keeps `receipt` and sends the browser back
-    /// to `back` (a path on this console, else `fallback`) with its id.
-    pub fn finish(
-        receipt: Receipt,
-        back: Option<&str>,
-        fallback: &str,
-    ) -> Result<(), ConsoleError> {
+    /// to `back`, checked before the action ran, with the receipt's id.
+    pub fn finish(receipt: Receipt, back: &ReturnPath) -> Result<(), ConsoleError> {
         let id = store()?.keep(receipt, Instant::now())?;
-        let back = urls::local_return_path(back, fallback);
-        leptos_axum::redirect(&urls::with_params(&back, &[("receipt", &id)]));
+        leptos_axum::redirect(&urls::with_params(back.as_str(), &[("receipt", &id)]));
         Ok(())
     }
 }

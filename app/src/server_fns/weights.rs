@@ -47,6 +47,7 @@ mod ssr {
     use crate::format::file_size;
     use crate::server::ConsoleContext;
     use crate::server::confirmations::path_set;
+    use crate::server::input::{self, ReturnPath};
     use crate::server_fns::receipts::{Receipt, finish};
 
     pub async fn list_orphans() -> Result<Vec<OrphanView>, ConsoleError> {
@@ -62,8 +63,10 @@ mod ssr {
     }
 
     pub async fn preview_collect(node: String) -> Result<CollectPreview, ConsoleError> {
+        input::optional_name("node id", &node)?;
         let cx = ConsoleContext::current()?;
-        cx.ensure_writable()?;
+        // A preview issues what a collection spends: only where one may run.
+        cx.authorize_change()?;
         let orphans = in_scope(cx.admin_api.list_orphans(&cx.actor()).await?, &node);
         let token = cx
             .confirmations
@@ -83,25 +86,19 @@ mod ssr {
         token: String,
         back: Option<String>,
     ) -> Result<(), ConsoleError> {
+        let scope_node = input::optional_name("node id", &node)?;
+        let back = ReturnPath::from_form(back.as_deref(), "/weights")?;
         let cx = ConsoleContext::current()?;
-        cx.ensure_writable()?;
-        let actor = cx.actor();
+        let change = cx.authorize_change()?;
+        let actor = change.actor();
         // What would be deleted now must be exactly what was confirmed.
-        let current = in_scope(cx.admin_api.list_orphans(&actor).await?, &node);
+        let current = in_scope(cx.admin_api.list_orphans(actor).await?, &node);
         cx.confirmations
             .redeem(&token, &node, &path_set(&current), Instant::now())?;
-        let scope = if node.is_empty() {
-            "every node"
-        } else {
-            node.as_str()
-        };
+        let scope = scope_node.unwrap_or("every node");
         tracing::info!(%actor, %scope, files = path_set(&current).len(), "collecting orphaned weights");
         let action = format!("Collect orphaned weights on {scope}");
-        let receipt = match cx
-            .admin_api
-            .collect_weights(&actor, Some(node.as_str()).filter(|n| !n.is_empty()))
-            .await
-        {
+        let receipt = match cx.admin_api.collect_weights(&change, scope_node).await {
             Ok(results) => {
                 let mut lines = Vec::new();
                 let mut failed_lines = Vec::new();
@@ -147,6 +144,6 @@ mod ssr {
                 }
             }
         };
-        finish(receipt, back.as_deref(), "/weights")
+        finish(receipt, &back)
     }
 }
