@@ -29,10 +29,14 @@ export RUSTUP_AUTO_INSTALL=0
 
 say() { printf '\033[1mprove:\033[0m %s\n' "$*"; }
 
+# A clone of HEAD; one kept from an earlier condition is moved to HEAD, so
+# that its target/ (same compiler) is reused.
 clone() {
   local dir=$work/$1
   if [ ! -d "$dir" ]; then
     git clone -q "$root" "$dir"
+  else
+    git -C "$dir" fetch -q "$root" HEAD && git -C "$dir" checkout -q --detach FETCH_HEAD
   fi
   rm -rf "$dir/target/toolchain" "$dir/target/release/llmgw-console"
   printf '%s' "$dir"
@@ -42,6 +46,7 @@ clone() {
 rustup_home() {
   local home=$work/rustup-$1
   shift
+  rm -rf "$home"
   mkdir -p "$home"
   local toolchain
   for toolchain in "$@"; do
@@ -69,10 +74,11 @@ while True:
   cat "$port_file"
 }
 
-# The built console serves the demo cluster's nodes page.
+# The built console serves the demo cluster's nodes page, started in its own
+# clone, whose Leptos.toml it reads.
 serves() {
   local bin=$1/target/release/llmgw-console log=$work/serve.log
-  "$bin" --demo --listen 127.0.0.1:0 --log info 2>"$log" &
+  (cd "$1" && exec "$bin" --demo --listen 127.0.0.1:0 --log info 2>"$log") &
   local pid=$! url="" i
   for i in $(seq 50); do
     url=$(sed -n 's/.*open \(http:[^ ]*\).*/\1/p' "$log" | head -1)
