@@ -1,9 +1,11 @@
-//! Server functions answer every failure with a 500; the console's own error
-//! type knows better. This layer gives each failed server function call the
-//! status its error stands for (403 read-only, 409 a stale confirmation, 502
-//! an admin API that failed...), for every server function there is or will
+//! Server functions answer every failure with a 500 (or, to a form posted
+//! without JavaScript, a redirect with the error as its body); the console's
+//! own error type knows better. This layer gives each failed call the status
+//! its error stands for (403 read-only, 409 a stale confirmation, 502 an
+//! admin API that failed...), for every server function there is or will
 //! be, so that a client, a proxy's log or a test can tell a refusal from a
-//! fault. The body, which the page decodes, is left as it is.
+//! fault, and leaves the decoded error with the response for the layers
+//! around it (the audit, the return to the page). The body is left as it is.
 
 use app::error::ConsoleError;
 use axum::body::Body;
@@ -13,7 +15,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 /// Where Leptos mounts server functions.
-const SERVER_FN_PREFIX: &str = "/api/";
+pub const SERVER_FN_PREFIX: &str = "/api/";
 
 /// An error is a sentence or two; anything longer is not one of ours.
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
@@ -21,7 +23,12 @@ const ERROR_BODY_LIMIT: usize = 64 * 1024;
 pub async fn status_by_error(req: Request, next: Next) -> Response {
     let is_server_fn = req.uri().path().starts_with(SERVER_FN_PREFIX);
     let response = next.run(req).await;
-    if !is_server_fn || response.status() != StatusCode::INTERNAL_SERVER_ERROR {
+    let failed = response.status() == StatusCode::INTERNAL_SERVER_ERROR;
+    // A form posted without JavaScript is redirected even when its call
+    // failed, with the error as the body (and in `__err`, when there was a
+    // page to go back to).
+    let redirected = response.status().is_redirection();
+    if !is_server_fn || !(failed || redirected) {
         return response;
     }
     let (mut parts, body) = response.into_parts();
@@ -29,8 +36,11 @@ pub async fn status_by_error(req: Request, next: Next) -> Response {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
     if let Ok(error) = serde_json::from_slice::<ConsoleError>(&bytes) {
-        parts.status =
-            StatusCode::from_u16(error.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        if failed {
+            parts.status = StatusCode::from_u16(error.http_status())
+                .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        }
+        parts.extensions.insert(error);
     }
     Response::from_parts(parts, Body::from(bytes))
 }

@@ -6,9 +6,13 @@ pub mod allowed_hosts;
 #[cfg(feature = "ssr")]
 pub mod assets;
 #[cfg(feature = "ssr")]
+pub mod attempts;
+#[cfg(feature = "ssr")]
 pub mod cross_origin;
 #[cfg(feature = "ssr")]
 pub mod error_status;
+#[cfg(feature = "ssr")]
+pub mod readiness;
 #[cfg(feature = "ssr")]
 pub mod router;
 #[cfg(feature = "ssr")]

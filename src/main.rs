@@ -69,7 +69,13 @@ fn fail(reason: &str, code: u8) -> ExitCode {
 
 fn init_tracing(filter: &str) -> Result<(), String> {
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
-        .map_err(|e| format!("log filter {filter:?} is not valid: {e}"))?;
+        .map_err(|e| format!("log filter {filter:?} is not valid: {e}"))?
+        // The audit is written whatever the filter says.
+        .add_directive(
+            "audit=info"
+                .parse()
+                .map_err(|e| format!("the audit's log directive: {e}"))?,
+        );
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -1,11 +1,9 @@
 //! Everything the console answers: pages, server functions, embedded assets,
-//! a health check, and the headers every answer carries.
+//! health and readiness, and the headers every answer carries.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use app::server::ConsoleContext;
-use app::server_fns::receipts::Receipts;
+use app::server::{ConsoleContext, csp};
 use app::{App, shell};
 use axum::Router;
 use axum::body::Body;
@@ -23,8 +21,10 @@ use tower_http::trace::TraceLayer;
 
 use crate::allowed_hosts::{AllowedHosts, refuse_unknown_hosts};
 use crate::assets;
+use crate::attempts::audit_attempts;
 use crate::cross_origin::refuse_cross_origin;
 use crate::error_status::status_by_error;
+use crate::readiness::readyz;
 
 /// What handlers share: Leptos's options (which its handlers need) and what
 /// every render and server function finds in its context.
@@ -32,16 +32,16 @@ use crate::error_status::status_by_error;
 pub struct ConsoleState {
     pub leptos_options: LeptosOptions,
     pub console: ConsoleContext,
-    pub receipts: Arc<Receipts>,
 }
 
 impl ConsoleState {
     /// Gives the request being served its context: the console's (server
-    /// only), the settings the page sees, and the receipts store.
+    /// only) and the settings the page sees.
     fn provide(&self) {
         provide_context(self.console.clone());
-        provide_context(self.console.ui.clone());
-        provide_context(self.receipts.clone());
+        let mut ui = self.console.ui.clone();
+        ui.actor = self.console.actor().to_string();
+        provide_context(ui);
     }
 }
 
@@ -53,44 +53,23 @@ fn leptos_options() -> LeptosOptions {
         .site_pkg_dir("pkg")
         .env(leptos::config::Env::PROD)
         .build();
-    if let Some(port) = dev_reload_port() {
+    if let Some(port) = csp::dev_reload_port() {
         options.reload_port = port;
     }
     options
 }
 
-/// The port of cargo-leptos's reload socket, when `make dev` runs the console
-/// under `cargo leptos watch`; never set in a deployment.
-fn dev_reload_port() -> Option<u32> {
-    std::env::var_os("LEPTOS_WATCH")?;
-    std::env::var("LEPTOS_RELOAD_PORT").ok()?.parse().ok()
-}
-
-/// The policy leaves inline scripts allowed because hydration writes its data
-/// as inline scripts; what it forbids is framing, plugins, foreign origins.
-const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self' 'unsafe-inline' \
-    'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; \
-    connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; \
-    object-src 'none'";
-
-/// Under `make dev` the page also connects to cargo-leptos's reload socket,
-/// on another port, so the policy lets it.
+/// Every answer's policy; a page replaces it with one that admits its own
+/// inline scripts by their nonce (see `app::server::csp`).
 fn content_security_policy() -> HeaderValue {
-    let policy = match dev_reload_port() {
-        Some(port) => CONTENT_SECURITY_POLICY.replace(
-            "connect-src 'self'",
-            &format!("connect-src 'self' ws://127.0.0.1:{port} ws://localhost:{port}"),
-        ),
-        None => CONTENT_SECURITY_POLICY.to_string(),
-    };
-    HeaderValue::from_str(&policy).unwrap_or(HeaderValue::from_static(CONTENT_SECURITY_POLICY))
+    HeaderValue::from_str(&csp::policy(None))
+        .unwrap_or(HeaderValue::from_static("default-src 'self'"))
 }
 
 pub fn router(console: ConsoleContext, hosts: AllowedHosts) -> Router {
     let state = ConsoleState {
         leptos_options: leptos_options(),
         console,
-        receipts: Arc::default(),
     };
     let routes = generate_route_list(App);
     let for_context = state.clone();
@@ -98,6 +77,7 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts) -> Router {
     let options = state.leptos_options.clone();
     Router::new()
         .route("/healthz", get(|| async { "ok" }))
+        .route("/readyz", get(readyz))
         .leptos_routes_with_context(&state, routes, with_context, move || shell(options.clone()))
         .fallback(assets_or_not_found)
         .layer(axum::middleware::from_fn(status_by_error))
@@ -119,6 +99,11 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts) -> Router {
             )
                 .into_response()
         }))
+        // Outside every refusal, so that refused attempts are audited too.
+        .layer(axum::middleware::from_fn_with_state(
+            state.console.clone(),
+            audit_attempts,
+        ))
         .layer(TraceLayer::new_for_http())
         // Server function calls carry a few names at most; anything large is
         // not from this console's pages.

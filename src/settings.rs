@@ -83,7 +83,15 @@ pub struct Cli {
     )]
     pub allowed_hosts: Vec<String>,
 
-    /// Log filter, e.g. info or llmgw_console=debug [default: info]
+    /// File holding the key (32 bytes or more) that signs confirmations and receipts; consoles behind one address share it [default: a random key per start]
+    #[arg(long, env = "LLMGW_CONSOLE_SECRET_FILE", value_name = "PATH")]
+    pub secret_file: Option<PathBuf>,
+
+    /// Also append the audit (one JSON line per attempted change) to this file
+    #[arg(long, env = "LLMGW_CONSOLE_AUDIT_LOG", value_name = "PATH")]
+    pub audit_log: Option<PathBuf>,
+
+    /// Log filter, e.g. info or llmgw_console=debug; the audit is written whatever it says [default: info]
     #[arg(long, env = "LLMGW_CONSOLE_LOG", value_name = "FILTER")]
     pub log: Option<String>,
 }
@@ -129,6 +137,8 @@ struct FileSettings {
     trusted_proxies: Option<Vec<String>>,
     require_user: Option<bool>,
     allowed_hosts: Option<Vec<String>>,
+    secret_file: Option<String>,
+    audit_log: Option<String>,
     log: Option<String>,
 }
 
@@ -147,6 +157,9 @@ pub struct Settings {
     pub require_user: bool,
     /// Names besides loopback and the listen address that requests may use.
     pub allowed_hosts: Vec<String>,
+    /// The signing key's file; `None`: a random key per start.
+    pub secret_file: Option<PathBuf>,
+    pub audit_log: Option<PathBuf>,
     pub log: String,
 }
 
@@ -163,12 +176,18 @@ impl Settings {
             (None, None) => SocketAddr::from(([127, 0, 0, 1], 8080)),
         };
         let demo = cli.demo.or(file.demo).unwrap_or(false);
-        let admin_api = cli
-            .admin_api
-            .clone()
-            .or(file.admin_api)
-            .unwrap_or_else(|| "http://127.0.0.1:9090".into());
+        let given = cli.admin_api.clone().or(file.admin_api);
+        let admin_api = given.clone().unwrap_or_else(|| DEFAULT_ADMIN_API.into());
         let admin_api = if demo {
+            // The file states the default; anything else is a real choice
+            // that --demo would silently override.
+            if let Some(other) = given.filter(|a| a.trim() != DEFAULT_ADMIN_API) {
+                return Err(format!(
+                    "--demo starts its own admin API, but an admin API is also given ({}); \
+                     drop one of them",
+                    shown_address(&other)
+                ));
+            }
             None
         } else {
             parse_admin_api_base(&admin_api)?;
@@ -218,6 +237,8 @@ impl Settings {
             trusted_proxies,
             require_user: cli.require_user.or(file.require_user).unwrap_or(false),
             allowed_hosts,
+            secret_file: path_setting(cli.secret_file.clone(), file.secret_file),
+            audit_log: path_setting(cli.audit_log.clone(), file.audit_log),
             log: cli
                 .log
                 .clone()
@@ -225,6 +246,21 @@ impl Settings {
                 .unwrap_or_else(|| "info".into()),
         })
     }
+}
+
+const DEFAULT_ADMIN_API: &str = "http://127.0.0.1:9090";
+
+/// An address as typed, credentials hidden, for a message.
+fn shown_address(raw: &str) -> String {
+    parse_admin_api_base(raw)
+        .map(|url| app::admin_api::address::redacted(&url))
+        .unwrap_or_else(|_| "an address".into())
+}
+
+/// A path from a flag, else from the file; empty means none.
+fn path_setting(flag: Option<PathBuf>, file: Option<String>) -> Option<PathBuf> {
+    flag.or(file.map(PathBuf::from))
+        .filter(|p| !p.as_os_str().is_empty())
 }
 
 /// A peer address or network: `10.0.0.0/8`, `::1/128`, or a bare address.
@@ -337,8 +373,18 @@ mod tests {
     }
 
     #[test]
-    fn demo_needs_no_admin_api() {
-        let s = parse(&["--demo", "--admin-api", "not a url at all"]).expect("valid");
+    fn demo_with_another_admin_api_is_an_error_not_a_choice() {
+        let s = parse(&["--demo"]).expect("valid");
+        assert_eq!(s.admin_api, None);
+        let err = parse(&[
+            "--demo",
+            "--admin-api",
+            "https://ops:s3cret@admin.example:9090",
+        ])
+        .expect_err("two answers to one question");
+        assert!(err.contains("--demo"), "{err}");
+        assert!(!err.contains("s3cret"), "{err}");
+        let s = parse(&["--demo", "--admin-api", "http://127.0.0.1:9090"]).expect("the default");
         assert_eq!(s.admin_api, None);
     }
 }

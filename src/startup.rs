@@ -5,7 +5,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use app::admin_api::AdminApiClient;
+use app::server::audit::AuditLog;
 use app::server::confirmations::DEFAULT_TTL;
+use app::server::signing::Signer;
 use app::server::{Confirmations, ConsoleContext};
 use app::ui_settings::UiSettings;
 use tokio::net::TcpListener;
@@ -22,6 +24,16 @@ pub fn console_context(settings: &Settings, admin_api: &str) -> Result<ConsoleCo
         refresh_seconds: settings.refresh_seconds,
         read_only: settings.read_only,
         admin_api: client.address().to_string(),
+        actor: String::new(),
+    };
+    let signer = match &settings.secret_file {
+        Some(path) => {
+            let key = std::fs::read(path)
+                .map_err(|e| format!("cannot read the secret file {}: {e}", path.display()))?;
+            Signer::new(key.trim_ascii())
+                .map_err(|e| format!("the secret file {}: {e}", path.display()))?
+        }
+        None => Signer::random()?,
     };
     Ok(ConsoleContext {
         admin_api: Arc::new(client),
@@ -29,7 +41,9 @@ pub fn console_context(settings: &Settings, admin_api: &str) -> Result<ConsoleCo
         actor_header: settings.actor_header.clone(),
         trusted_proxies: settings.trusted_proxies.clone(),
         require_user: settings.require_user,
-        confirmations: Arc::new(Confirmations::new(DEFAULT_TTL)),
+        confirmations: Confirmations::new(signer.clone(), DEFAULT_TTL),
+        signer,
+        audit: Arc::new(AuditLog::new(settings.audit_log.as_deref())?),
     })
 }
 

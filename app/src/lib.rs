@@ -3,6 +3,7 @@
 //! the browser from the same code.
 
 pub mod admin_api;
+pub mod audit_record;
 pub mod components;
 pub mod error;
 pub mod format;
@@ -24,12 +25,15 @@ use leptos_router::{
 
 use components::NotFound;
 use pages::{
-    ModelsPage, NodePage, NodesPage, OverviewPage, PlacementPage, ReplicasPage, WeightsPage,
+    AuditPage, ModelsPage, NodePage, NodesPage, OverviewPage, PlacementPage, ReplicasPage,
+    WeightsPage,
 };
 use ui_settings::UiSettings;
 
 /// The whole HTML document, rendered on the server only.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    server::csp::apply_to_page();
     let ui = serde_json::to_string(&UiSettings::current()).unwrap_or_default();
     view! {
         <!DOCTYPE html>
@@ -70,9 +74,14 @@ pub fn App() -> impl IntoView {
                     <A href="/models">"Models"</A>
                     <A href="/replicas">"Replicas"</A>
                     <A href="/weights">"Weights"</A>
+                    <A href="/audit">"Audit"</A>
                 </nav>
                 <span class="upstream" title="The llmgw admin API this console reads">
                     {ui.admin_api.clone()}
+                </span>
+                <span class="actor" title="Who llmgw records beside a change you make here">
+                    {if ui.read_only { "Read-only · ".to_string() } else { String::new() }}
+                    {ui.actor.clone()}
                 </span>
             </header>
             <main>
@@ -84,6 +93,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/models/*rest") view=PlacementPage ssr=SsrMode::Async />
                     <Route path=path!("/replicas") view=ReplicasPage ssr=SsrMode::Async />
                     <Route path=path!("/weights") view=WeightsPage ssr=SsrMode::Async />
+                    <Route path=path!("/audit") view=AuditPage ssr=SsrMode::Async />
                 </Routes>
             </main>
         </Router>

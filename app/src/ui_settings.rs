@@ -16,6 +16,11 @@ pub struct UiSettings {
     pub read_only: bool,
     /// The admin API address, shown so nobody mistakes which cluster this is.
     pub admin_api: String,
+    /// Who the console takes the viewer for (the proxy's user, or the
+    /// console with the viewer's address): what llmgw would record beside a
+    /// change. Set per request.
+    #[serde(default)]
+    pub actor: String,
 }
 
 impl Default for UiSettings {
@@ -24,6 +29,7 @@ impl Default for UiSettings {
             refresh_seconds: 5,
             read_only: false,
             admin_api: String::new(),
+            actor: String::new(),
         }
     }
 }

@@ -10,7 +10,7 @@ use crate::format::ModelStatus;
 /// receipt of the action just taken, Leptos's error of a form posted without
 /// JavaScript. They never survive a change of view or the return from an
 /// action.
-pub const ONE_SHOT: [&str; 4] = ["confirm", "node", "receipt", "__err"];
+pub const ONE_SHOT: [&str; 6] = ["confirm", "node", "token", "receipt", "__err", "__path"];
 
 pub fn is_one_shot(param: &str) -> bool {
     ONE_SHOT.contains(&param)
@@ -52,12 +52,18 @@ pub fn node_dialog(here: &str, action: &str, node: &str) -> String {
     with_params(here, &[("confirm", action), ("node", node)])
 }
 
-/// The collection dialog, for one node or (`None`) for every node.
-pub fn collect_dialog(node: Option<&str>) -> String {
-    match node {
-        Some(node) => with_params("/weights", &[("confirm", "collect"), ("node", node)]),
-        None => "/weights?confirm=collect".into(),
+/// The collection dialog, for one node or (`None`) for every node, showing
+/// what the signed confirmation `token` covers (or, without one, offering
+/// to list it).
+pub fn collect_dialog(node: Option<&str>, token: Option<&str>) -> String {
+    let mut pairs = vec![("confirm", "collect")];
+    if let Some(node) = node {
+        pairs.push(("node", node));
     }
+    if let Some(token) = token {
+        pairs.push(("token", token));
+    }
+    with_params("/weights", &pairs)
 }
 
 /// `url` with `pairs` appended to its query.
@@ -217,8 +223,12 @@ mod tests {
             "/nodes?q=a b&confirm=drain&node=gpu%2F1"
         );
         assert_eq!(
-            collect_dialog(Some("gpu-a")),
+            collect_dialog(Some("gpu-a"), None),
             "/weights?confirm=collect&node=gpu-a"
+        );
+        assert_eq!(
+            collect_dialog(None, Some("t.s")),
+            "/weights?confirm=collect&token=t.s"
         );
         assert_eq!(
             models_with_status(ModelStatus::NotPlaced),

@@ -1,4 +1,4 @@
-import { cell, cluster, expect, fileSize, hydrated, nodeRow, setNodeStateInSimulator, test, waitForHydration } from './support';
+import { cell, cluster, collectInSimulator, expect, fileSize, hydrated, nodeRow, setNodeStateInSimulator, test, waitForHydration } from './support';
 
 test('a drain shows its preview, is confirmed, and the node drains', async ({ page }, testInfo) => {
   const { nodes, replicas } = await cluster(testInfo);
@@ -43,7 +43,7 @@ test('collecting one node: confirmed, asked to remove, gone from the list', asyn
   const files = orphan.paths.length;
   await page.goto('/weights');
   if (hydrated(testInfo)) await waitForHydration(page);
-  await page.getByRole('link', { name: `Collect on ${orphan.node}` }).click();
+  await page.getByRole('button', { name: `Collect on ${orphan.node}` }).click();
   const dialog = page.getByRole('dialog');
   await expect(dialog).toContainText(orphan.paths[0]);
   await expect(dialog).toContainText(fileSize(orphan.bytes));
@@ -59,7 +59,7 @@ test('collecting every node shows a refusing node beside the others', async ({ p
   const biggest = listed.reduce((a, b) => (b.bytes > a.bytes ? b : a));
   await page.goto('/weights');
   if (hydrated(testInfo)) await waitForHydration(page);
-  await page.getByRole('link', { name: 'Collect on every node…' }).click();
+  await page.getByRole('button', { name: 'Collect on every node' }).click();
   const dialog = page.getByRole('dialog', { name: 'Collect orphaned weights on every node?' });
   await expect(dialog).toContainText(`${listed.length} nodes`);
   await dialog.getByRole('button', { name: new RegExp(`Delete ${files} files`) }).click();
@@ -73,4 +73,22 @@ test('collecting every node shows a refusing node beside the others', async ({ p
   const keeper = (await refused.innerText()).split(':')[0];
   await expect(page.locator('tbody tr[data-node]')).toHaveCount(1);
   await expect(page.locator(`tr[data-node="${keeper}"]`)).toBeVisible();
+});
+
+test('the list changed between the review and the confirmation: nothing is deleted, and the page says so', async ({ page }, testInfo) => {
+  const { orphans } = await cluster(testInfo);
+  const listed = orphans.filter((o) => o.paths.length > 0);
+  await page.goto('/weights');
+  if (hydrated(testInfo)) await waitForHydration(page);
+  await page.getByRole('button', { name: 'Collect on every node' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Collect orphaned weights on every node?' });
+  await expect(dialog).toContainText(`${listed.length} nodes`);
+  // Another operator collects one node meanwhile, with llmgw ctl.
+  await collectInSimulator(testInfo, listed[0].node);
+  await dialog.getByRole('button', { name: /^Delete / }).click();
+  // Hydrated, the refusal shows in the dialog; without JavaScript, as the
+  // receipt of the page the form returns to. Either way, in these words.
+  await expect(page.getByText('the list changed, review it again')).toBeVisible();
+  const left = (await cluster(testInfo)).orphans.filter((o) => o.paths.length > 0);
+  expect(left.length).toBe(listed.length - 1);
 });

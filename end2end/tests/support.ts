@@ -86,6 +86,17 @@ export async function setNodeStateInSimulator(testInfo: TestInfo, node: string, 
   expect(response.status).toBe(200);
 }
 
+/** Collects orphaned weights on `node` straight from the admin API, as
+ * another operator with llmgw ctl would. */
+export async function collectInSimulator(testInfo: TestInfo, node: string) {
+  const response = await fetch(`${simulator(testInfo)}/api/v1/weights/collect`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-llmgw-actor': 'end2end' },
+    body: JSON.stringify({ node }),
+  });
+  expect(response.status).toBe(200);
+}
+
 /** Waits until the page has hydrated, so that clicks reach Leptos. */
 export async function waitForHydration(page: Page) {
   await page.waitForFunction(() => document.documentElement.hasAttribute('data-hydrated'));

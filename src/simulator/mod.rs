@@ -4,6 +4,7 @@
 
 pub mod cluster;
 pub mod default_cluster;
+pub mod faults;
 pub mod generated;
 pub mod routes;
 
@@ -11,6 +12,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use cluster::{AuditEntry, Cluster, SimError};
+use faults::{Fault, Faults, FaultyListener};
 use tokio::net::TcpListener;
 
 /// A shared, mutable simulated cluster. Cheap to clone.
@@ -19,6 +21,7 @@ pub struct Simulator {
     cluster: Arc<Mutex<Cluster>>,
     /// Builds the cluster as it was at the start, for [`Self::reset`].
     build: Arc<dyn Fn() -> Cluster + Send + Sync>,
+    faults: Faults,
 }
 
 impl Simulator {
@@ -27,6 +30,7 @@ impl Simulator {
         Self {
             cluster: Arc::new(Mutex::new(build())),
             build: Arc::new(build),
+            faults: Faults::default(),
         }
     }
 
@@ -35,10 +39,16 @@ impl Simulator {
         Self::built_by(default_cluster::build)
     }
 
-    /// Puts the cluster back as it was at the start, so that end-to-end
-    /// tests do not depend on what the one before them changed.
+    /// Puts the cluster back as it was at the start, with no fault, so that
+    /// end-to-end tests do not depend on what the one before them changed.
     pub fn reset(&self) {
         *self.cluster() = (self.build)();
+        self.faults.set(Fault::None, None);
+    }
+
+    /// The switch that makes this admin API fail on purpose.
+    pub fn faults(&self) -> &Faults {
+        &self.faults
     }
 
     /// Access to the cluster; a poisoned lock is recovered, since the state
@@ -55,7 +65,8 @@ impl Simulator {
 
     /// Serves the admin API on `listener` until the task is dropped.
     pub async fn serve(self, listener: TcpListener) -> std::io::Result<()> {
-        axum::serve(listener, routes::router(self)).await
+        let faults = self.faults.clone();
+        axum::serve(FaultyListener::new(listener, faults)?, routes::router(self)).await
     }
 
     /// Binds `addr` and serves in the background; returns the bound address.

@@ -1,8 +1,9 @@
 //! The simulated admin API over HTTP: the seven endpoints of the contract, the
-//! `{"error": ...}` envelope, and the 400/404 answers a real server gives.
+//! `{"error": ...}` envelope, and the 400/404 answers a real server gives;
+//! and the simulator's own switches under `/_simulator/`.
 
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use app::admin_api::types::{CollectRequest, ErrorBody, NodeStateRequest};
 use axum::extract::rejection::{JsonRejection, QueryRejection};
@@ -12,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 
+use super::faults::{self, FaultRequest};
 use super::{SimError, Simulator};
 
 pub fn router(sim: Simulator) -> Router {
@@ -32,7 +34,25 @@ pub fn router(sim: Simulator) -> Router {
                 StatusCode::NO_CONTENT
             }),
         )
+        .route(
+            "/_simulator/fault",
+            post(
+                |State(sim): State<Simulator>, Json(request): Json<FaultRequest>| async move {
+                    if let Some(delay) = request.delay_seconds {
+                        sim.faults().set_delay(Duration::from_secs(delay));
+                    }
+                    sim.faults()
+                        .set(request.fault, request.for_seconds.map(Duration::from_secs));
+                    sim.faults().only(request.only);
+                    StatusCode::NO_CONTENT
+                },
+            ),
+        )
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such endpoint".into()) })
+        .layer(axum::middleware::from_fn_with_state(
+            sim.clone(),
+            faults::apply,
+        ))
         .with_state(sim)
 }
 

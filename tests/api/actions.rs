@@ -1,7 +1,7 @@
-//! Every change is enforced on the server: confirmation, one-time tokens
-//! bound to exactly what was previewed, read-only mode.
+//! Every change is enforced on the server: confirmation, signed
+//! confirmations bound to exactly what was previewed, read-only mode; and
+//! every refusal comes back to the page it was made on.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use app::admin_api::types::TargetState;
@@ -11,10 +11,30 @@ use app::server_fns::weights::CollectPreview;
 
 use crate::helpers::TestApp;
 
-async fn preview(app: &TestApp, node: &str) -> CollectPreview {
-    let response = app.server_fn("preview_collect", &[("node", node)]).await;
+/// Asks for a preview the way the page's button does, then reads the
+/// dialog it is sent to: the confirmation travels in that address.
+pub async fn preview(app: &TestApp, node: &str) -> CollectPreview {
+    let token = confirmation_token(app, node).await;
+    let response = app
+        .server_fn("review_collect", &[("node", node), ("token", &token)])
+        .await;
     assert_eq!(response.status(), 200);
     response.json().await.expect("a preview")
+}
+
+pub async fn confirmation_token(app: &TestApp, node: &str) -> String {
+    let response = app.server_fn("preview_collect", &[("node", node)]).await;
+    assert_eq!(response.status(), 200, "{:?}", response.text().await);
+    let location = response.headers()["location"].to_str().expect("ascii");
+    assert!(
+        location.starts_with("/weights?confirm=collect"),
+        "{location}"
+    );
+    let url = reqwest::Url::parse(&format!("http://x{location}")).expect("a path");
+    url.query_pairs()
+        .find(|(k, _)| k == "token")
+        .map(|(_, v)| v.into_owned())
+        .expect("a token in the dialog's address")
 }
 
 async fn collect(app: &TestApp, node: &str, token: &str) -> reqwest::Response {
@@ -70,9 +90,10 @@ async fn a_confirmed_collection_goes_through_once_and_reports_each_node() {
     // Only the refusing node keeps its files.
     assert_eq!(orphan_count(&app), 1);
     assert!(before > 1);
-    let (status, again) = refusal(collect(&app, "", &p.token).await).await;
-    assert_eq!(status, 409);
-    assert!(stale_because(&again).contains("already used"), "{again:?}");
+    // Its files are gone from the list, so the confirmation no longer
+    // matches what a second collection would ask for.
+    let again = refusal(collect(&app, "", &p.token).await).await;
+    assert_eq!(again, (409, ConsoleError::ListChanged));
     let audit = app.simulator.audit();
     assert_eq!(audit.len(), 1, "{audit:?}");
     assert!(audit[0].actor.starts_with("llmgw-console"), "{audit:?}");
@@ -96,11 +117,15 @@ async fn collect_without_a_token_is_refused() {
 #[tokio::test]
 async fn an_expired_token_is_refused() {
     let app = TestApp::spawn_with(|cx| {
-        cx.confirmations = Arc::new(Confirmations::new(Duration::from_millis(200)));
+        // Expired the moment it is issued.
+        cx.confirmations = Confirmations::new(cx.signer.clone(), Duration::ZERO);
     })
     .await;
-    let p = preview(&app, "gpu-h100-01").await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let token = confirmation_token(&app, "gpu-h100-01").await;
+    let p = app::server_fns::weights::CollectPreview {
+        token,
+        ..Default::default()
+    };
     let (status, error) = refusal(collect(&app, "gpu-h100-01", &p.token).await).await;
     assert_eq!(status, 409);
     assert!(stale_because(&error).contains("expired"), "{error:?}");
@@ -252,4 +277,37 @@ async fn an_action_the_admin_api_refuses_shows_its_message_verbatim() {
         page.text("section.receipt .error-message"),
         format!("the llmgw admin API answered 404 Not Found: {words}")
     );
+}
+
+#[tokio::test]
+async fn a_refusal_without_javascript_comes_back_to_the_page_it_was_made_on() {
+    let app = TestApp::spawn().await;
+    let node = app.lists().nodes[0].id.clone();
+    let response = app
+        .post_form_without_js(
+            "set_node_state",
+            &[
+                ("node", node.as_str()),
+                ("state", "draining"),
+                ("back", "/nodes?q=gpu&confirm=drain"),
+            ],
+        )
+        .await;
+    assert_eq!(response.status(), 303);
+    let location = response.headers()["location"]
+        .to_str()
+        .expect("ascii")
+        .to_string();
+    assert!(location.starts_with("/nodes?q=gpu&receipt="), "{location}");
+    assert!(!location.contains("__err"), "{location}");
+    let page = app.parsed(&location).await;
+    assert_eq!(
+        page.text("section.receipt h2"),
+        format!("Drain {node} failed")
+    );
+    assert_eq!(
+        page.text("section.receipt .error-message"),
+        ConsoleError::ConfirmationMissing.to_string()
+    );
+    assert!(app.simulator.audit().is_empty(), "nothing was sent");
 }

@@ -212,3 +212,54 @@ async fn control_characters_are_refused_before_anything_is_sent() {
         "nothing reached the admin API"
     );
 }
+
+#[tokio::test]
+async fn a_pages_inline_scripts_run_only_by_the_policys_nonce() {
+    let app = TestApp::spawn().await;
+    let mut nonces = Vec::new();
+    for path in ["/nodes", "/weights", "/audit"] {
+        let response = app.get(path).await;
+        let policy = response.headers()["content-security-policy"]
+            .to_str()
+            .expect("ascii")
+            .to_string();
+        let scripts = policy
+            .split(';')
+            .map(str::trim)
+            .find(|d| d.starts_with("script-src"))
+            .expect("a script policy")
+            .to_string();
+        assert!(!scripts.contains("unsafe-inline"), "{policy}");
+        let nonce = scripts
+            .split_whitespace()
+            .find_map(|s| s.strip_prefix("'nonce-"))
+            .and_then(|s| s.strip_suffix('\''))
+            .unwrap_or_else(|| panic!("no nonce in {policy}"))
+            .to_string();
+        let page = crate::html::Page::parse(&response.text().await.expect("body"));
+        let inline = page.all("script:not([src])");
+        assert!(!inline.is_empty(), "{path} hydrates with inline scripts");
+        for script in inline {
+            assert_eq!(script.value().attr("nonce"), Some(nonce.as_str()), "{path}");
+        }
+        nonces.push(nonce);
+    }
+    nonces.dedup();
+    assert_eq!(nonces.len(), 3, "a new nonce for every page");
+}
+
+#[tokio::test]
+async fn the_page_header_says_who_the_console_takes_you_for() {
+    let app = TestApp::spawn().await;
+    let named = app
+        .http
+        .get(format!("{}/nodes", app.console))
+        .header("x-forwarded-user", "ana")
+        .send()
+        .await
+        .expect("answers");
+    let page = crate::html::Page::parse(&named.text().await.expect("body"));
+    assert_eq!(page.text("header .actor"), "ana");
+    let page = app.parsed("/nodes").await;
+    assert_eq!(page.text("header .actor"), "llmgw-console (127.0.0.1)");
+}

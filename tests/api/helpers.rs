@@ -59,6 +59,8 @@ pub fn settings() -> Settings {
         trusted_proxies: vec!["127.0.0.0/8".parse().expect("cidr")],
         require_user: false,
         allowed_hosts: Vec::new(),
+        secret_file: None,
+        audit_log: None,
         log: "warn".into(),
     }
 }
@@ -93,6 +95,8 @@ impl Lists {
 /// A console in front of a simulated admin API, both really listening.
 pub struct TestApp {
     pub console: String,
+    /// The console's audit, as its `/audit` page reads it.
+    pub audit: Arc<app::server::audit::AuditLog>,
     pub simulator: Simulator,
     pub admin_api: String,
     pub http: reqwest::Client,
@@ -111,9 +115,11 @@ impl TestApp {
         let admin_api = format!("http://{addr}");
         let mut context = console_context(&settings(), &admin_api).expect("valid settings");
         adjust(&mut context);
+        let audit = context.audit.clone();
         let console = spawn_console_from(context);
         Self {
             console,
+            audit,
             simulator,
             admin_api,
             http: http(),
@@ -138,6 +144,11 @@ impl TestApp {
             orphans: cluster.list_orphans(now),
             explains,
         }
+    }
+
+    /// The console's audit records, newest first.
+    pub fn context_audit(&self) -> Vec<app::server::audit::AuditRecord> {
+        self.audit.recent()
     }
 
     /// A page, parsed, after checking that it answered 200.

@@ -3,12 +3,16 @@
 
 mod helpers;
 mod html;
+mod process;
 
 mod actions;
 mod admin_api_client;
 mod assets;
+mod audit;
+mod bounded_state;
 mod command_line;
 mod exposure;
+mod faults;
 mod module_layout;
 mod nodes_page;
 mod pages;

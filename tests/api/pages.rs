@@ -355,7 +355,7 @@ async fn the_weights_page_lists_paths_sizes_and_the_total() {
     let lists = app.lists();
     let page = app.parsed("/weights").await;
     let total: i64 = lists.orphans.iter().map(|o| o.bytes.max(0)).sum();
-    assert_eq!(page.text("p.total strong"), format::file_size(total));
+    assert_eq!(page.text(".total strong"), format::file_size(total));
     for orphan in lists.orphans.iter().filter(|o| !o.paths.is_empty()) {
         let row = page.row("data-node", &orphan.node);
         assert_eq!(
@@ -373,7 +373,16 @@ async fn the_weights_page_lists_paths_sizes_and_the_total() {
     );
 
     let node = &lists.orphans[0].node;
-    let dialog = app.parsed(&urls::collect_dialog(Some(node))).await;
+    // A rendered page hands out no confirmation: the dialog opened from a
+    // link only offers to list what would be deleted...
+    let dialog = app.parsed(&urls::collect_dialog(Some(node), None)).await;
+    assert!(!dialog.has("input[name=token]"));
+    assert!(dialog.has("[role=dialog] form[action='/api/preview_collect']"));
+    // ...and asking for it (a POST) leads to the dialog with one.
+    let token = crate::actions::confirmation_token(&app, node).await;
+    let dialog = app
+        .parsed(&urls::collect_dialog(Some(node), Some(&token)))
+        .await;
     assert_eq!(
         dialog.text("[role=dialog] .ctl code"),
         format!("llmgw ctl weights --collect --node {node}")

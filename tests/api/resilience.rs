@@ -154,3 +154,27 @@ async fn hostile_requests_are_refused_without_harm() {
             .contains("frame-ancestors 'none'")
     );
 }
+
+#[tokio::test]
+async fn readiness_follows_the_admin_api_and_credentials_are_never_shown() {
+    let app = TestApp::spawn().await;
+    let ready = app.get("/readyz").await;
+    assert_eq!(ready.status(), 200);
+
+    // Down: not ready, and the reason names the address without its password.
+    let console = spawn_console("http://ops:s3cret@127.0.0.1:1").await;
+    let response = http()
+        .get(format!("{console}/readyz"))
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(response.status(), 503);
+    let reason = response.text().await.expect("body");
+    assert!(reason.contains("not ready"), "{reason}");
+    assert!(reason.contains("http://***@127.0.0.1:1"), "{reason}");
+    assert!(!reason.contains("s3cret"), "{reason}");
+    let page = fetch_page(&console, "/nodes").await;
+    assert!(page.contains("127.0.0.1:1"));
+    assert!(!page.contains("s3cret"), "no page shows the password");
+    assert!(!page.contains("ops:"), "nor the user name");
+}

@@ -37,6 +37,17 @@ pub fn parse_admin_api_base(raw: &str) -> Result<Url, String> {
     Ok(url)
 }
 
+/// `url` as it may be shown on a page or written to a log: a user name or
+/// password in it (`https://user:pass@host`) becomes `***`.
+pub fn redacted(url: &Url) -> String {
+    let mut shown = url.clone();
+    if !shown.username().is_empty() || shown.password().is_some() {
+        let _ = shown.set_password(None);
+        let _ = shown.set_username("***");
+    }
+    shown.as_str().trim_end_matches('/').to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,6 +65,15 @@ mod tests {
     fn https_and_path_prefixes_are_kept() {
         let url = parse_admin_api_base("https://ops.example/llmgw/").expect("parses");
         assert_eq!(url.as_str(), "https://ops.example/llmgw");
+    }
+
+    #[test]
+    fn credentials_are_never_shown() {
+        let url =
+            parse_admin_api_base("https://ops:s3cret@admin.example:9090/llmgw").expect("parses");
+        assert_eq!(redacted(&url), "https://***@admin.example:9090/llmgw");
+        let url = parse_admin_api_base("127.0.0.1:9090").expect("parses");
+        assert_eq!(redacted(&url), "http://127.0.0.1:9090");
     }
 
     #[test]

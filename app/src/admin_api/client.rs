@@ -1,13 +1,15 @@
 //! The one HTTP client for the admin API, built once at start-up and shared by
 //! every server function.
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use reqwest::{Method, StatusCode, Url, header::CONTENT_TYPE};
 use serde::{Serialize, de::DeserializeOwned};
 
 use super::actor::{Actor, ChangeAuthorized};
-use super::address::parse_admin_api_base;
+use super::address::{parse_admin_api_base, redacted};
 use super::error::AdminApiError;
 use super::types::{
     CollectRequest, CollectResult, ErrorBody, ExplainView, ModelView, NodeStateChange,
@@ -27,7 +29,19 @@ const BODY_LIMIT: usize = 64 * 1024 * 1024;
 #[derive(Clone, Debug)]
 pub struct AdminApiClient {
     base: Url,
+    /// `base` without its credentials: the only form shown or logged.
+    shown: String,
     http: reqwest::Client,
+    /// When the admin API last answered a call in full (Unix ms; 0: never),
+    /// for the readiness check.
+    last_answer: Arc<AtomicU64>,
+}
+
+fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
 impl AdminApiClient {
@@ -40,12 +54,26 @@ impl AdminApiClient {
             .user_agent(concat!("llmgw-console/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| format!("cannot set up the HTTP client: {e}"))?;
-        Ok(Self { base, http })
+        Ok(Self {
+            shown: redacted(&base),
+            base,
+            http,
+            last_answer: Arc::default(),
+        })
     }
 
-    /// The address requests go to, as shown to operators.
+    /// The address requests go to, as shown to operators (credentials
+    /// hidden).
     pub fn address(&self) -> &str {
-        self.base.as_str().trim_end_matches('/')
+        &self.shown
+    }
+
+    /// How long ago the admin API last answered a call in full.
+    pub fn since_last_answer(&self) -> Option<Duration> {
+        match self.last_answer.load(Ordering::Relaxed) {
+            0 => None,
+            at => Some(Duration::from_millis(unix_ms().saturating_sub(at))),
+        }
     }
 
     pub async fn list_nodes(&self, actor: &Actor) -> Result<Vec<NodeView>, AdminApiError> {
@@ -208,14 +236,16 @@ impl AdminApiClient {
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_none_or(|v| v.contains("json"));
-        serde_json::from_slice(&bytes).map_err(|e| {
+        let decoded = serde_json::from_slice(&bytes).map_err(|e| {
             let cause = if is_json {
                 e.to_string()
             } else {
                 format!("it is not JSON ({e})")
             };
             self.malformed(expected, cause)
-        })
+        })?;
+        self.last_answer.store(unix_ms(), Ordering::Relaxed);
+        Ok(decoded)
     }
 
     fn unreachable(&self, e: &reqwest::Error) -> AdminApiError {

@@ -1,5 +1,6 @@
 //! Widgets shared by the pages.
 
+pub mod action_refusal;
 pub mod badges;
 pub mod dialog;
 pub mod error_panel;
@@ -10,6 +11,7 @@ pub mod not_found;
 pub mod receipt;
 pub mod table;
 
+pub use action_refusal::ActionRefusal;
 pub use badges::{StateBadge, StatusBadge, UnhealthyRow};
 pub use dialog::{ConfirmDialog, CtlCommand};
 pub use error_panel::ErrorPanel;

@@ -5,7 +5,7 @@ use leptos::form::ActionForm;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
-use super::{ConfirmDialog, CtlCommand, ErrorPanel};
+use super::{ActionRefusal, ConfirmDialog, CtlCommand, ErrorPanel};
 use crate::admin_api::types::{NodeState, NodeView, TargetState};
 use crate::joins::DrainPreview;
 use crate::server_fns::nodes::{SetNodeState, inspect_node};
@@ -41,6 +41,7 @@ pub fn NodeActions(node: NodeView) -> impl IntoView {
                         <input type="hidden" name="back" value=back.clone() />
                         <button type="submit" aria-label=format!("Uncordon {id}")>"Uncordon"</button>
                     </ActionForm>
+                    <ActionRefusal action />
                 }
                     .into_any()
             } else {
@@ -123,6 +124,7 @@ fn NodeActionConfirm(state: TargetState, node: String) -> impl IntoView {
                 <input type="hidden" name="back" value=back />
                 <button type="submit" class="danger">{format!("{verb} {node}")}</button>
             </ActionForm>
+            <ActionRefusal action />
         </ConfirmDialog>
     }
 }

@@ -1,5 +1,6 @@
 //! One file per page.
 
+pub mod audit;
 pub mod models;
 pub mod node;
 pub mod nodes;
@@ -8,6 +9,7 @@ pub mod placement;
 pub mod replicas;
 pub mod weights;
 
+pub use audit::AuditPage;
 pub use models::ModelsPage;
 pub use node::NodePage;
 pub use nodes::NodesPage;

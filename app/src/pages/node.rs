@@ -94,6 +94,8 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
         rejection_key,
     );
     let shown = replicas.len() + rejections.len();
+    let unexplained = report.unexplained;
+    let complete = unexplained.is_empty();
     view! {
         <section class="facts">
             <dl>
@@ -170,8 +172,24 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
         </section>
         <section>
             <h2>{format!("Rejections that name this node ({})", rejections.len())}</h2>
+            {(!complete).then(|| view! {
+                <div class="warn partial" role="status">
+                    <p>{format!(
+                        "Incomplete: the explanation of {} could not be read, so rejections from {} are missing here.",
+                        format::count(unexplained.len(), "model", "models"),
+                        if unexplained.len() == 1 { "it" } else { "them" },
+                    )}</p>
+                    <ul>
+                        {unexplained.into_iter().map(|(model, why)| view! {
+                            <li><a href=urls::placement(&model)>{model.clone()}</a>": "{why}</li>
+                        }).collect_view()}
+                    </ul>
+                </div>
+            })}
             {if rejections.is_empty() {
-                view! { <p class="empty">"No model's placement was turned down on this node."</p> }.into_any()
+                complete
+                    .then(|| view! { <p class="empty">"No model's placement was turned down on this node."</p> })
+                    .into_any()
             } else {
                 view! {
                     <table class="data rejections">

@@ -8,11 +8,14 @@ use leptos_router::hooks::use_query_map;
 
 use crate::admin_api::types::OrphanView;
 use crate::components::{
-    ConfirmDialog, CtlCommand, ErrorPanel, FilteredTable, Live, ReceiptBanner, SortHeader, SortKey,
-    TableQuery, refresh_ticker, use_table_query,
+    ActionRefusal, ConfirmDialog, CtlCommand, ErrorPanel, FilteredTable, Live, ReceiptBanner,
+    SortHeader, SortKey, TableQuery, refresh_ticker, use_table_query,
 };
+use crate::error::ConsoleError;
 use crate::format::{self, file_size};
-use crate::server_fns::weights::{CollectPreview, CollectWeights, list_orphans, preview_collect};
+use crate::server_fns::weights::{
+    CollectPreview, CollectWeights, PreviewCollect, list_orphans, review_collect,
+};
 use crate::ui_settings::UiSettings;
 use crate::urls;
 
@@ -76,11 +79,15 @@ fn OrphanTable(orphans: Vec<OrphanView>, query: Memo<TableQuery>) -> impl IntoVi
     );
     let count = shown.len();
     view! {
-        <p class="total">
-            <strong>{file_size(total_bytes)}</strong>
-            {format!(" in {} on {} would be freed.", format::count(total_files, "file", "files"), format::count(total, "node", "nodes"))}
-            {(!read_only).then(|| view! { " " <a class="button danger" href=urls::collect_dialog(None)>"Collect on every node…"</a> })}
-        </p>
+        // A <div>, not a <p>: a form inside a paragraph would end it in the
+        // browser's parser, and the page would no longer hydrate.
+        <div class="total">
+            <p>
+                <strong>{file_size(total_bytes)}</strong>
+                {format!(" in {} on {} would be freed.", format::count(total_files, "file", "files"), format::count(total, "node", "nodes"))}
+            </p>
+            {(!read_only).then(|| view! { <ReviewButton node=String::new() label="Collect on every node…".to_string() danger=true /> })}
+        </div>
         <FilteredTable query shown=count total noun="nodes" one="node">
         <table class="data weights">
             <thead>
@@ -106,7 +113,7 @@ fn OrphanTable(orphans: Vec<OrphanView>, query: Memo<TableQuery>) -> impl IntoVi
                                 </td>
                                 <td class="actions">
                                     {(!read_only).then(|| view! {
-                                        <a class="button" href=urls::collect_dialog(Some(&o.node)) aria-label=format!("Collect on {}", o.node)>"Collect…"</a>
+                                        <ReviewButton node=o.node.clone() label="Collect…".to_string() danger=false />
                                     })}
                                 </td>
                             </tr>
@@ -120,44 +127,95 @@ fn OrphanTable(orphans: Vec<OrphanView>, query: Memo<TableQuery>) -> impl IntoVi
     .into_any()
 }
 
-/// `?confirm=collect` (every node) or `?confirm=collect&node=ID`.
+/// Asks the server to list exactly what a collection on `node` (empty: every
+/// node) would delete and to sign a confirmation of it; the answer is the
+/// dialog showing both. A form, so that it works without JavaScript and no
+/// page render hands out a confirmation by itself.
+#[component]
+fn ReviewButton(node: String, label: String, danger: bool) -> impl IntoView {
+    let action = ServerAction::<PreviewCollect>::new();
+    let name = if node.is_empty() {
+        "Collect on every node".to_string()
+    } else {
+        format!("Collect on {node}")
+    };
+    view! {
+        <ActionForm action attr:class="inline">
+            <input type="hidden" name="node" value=node />
+            <button type="submit" class:danger=danger aria-label=name>{label}</button>
+        </ActionForm>
+        <ActionRefusal action />
+    }
+}
+
+/// `?confirm=collect[&node=ID]&token=…`: what the signed confirmation
+/// covers. Without a token (an old link), it offers to list it.
 #[component]
 fn CollectDialog() -> impl IntoView {
     let params = use_query_map();
-    let scope = Memo::new(move |_| {
+    let request = Memo::new(move |_| {
         params.with(|p| {
-            (p.get("confirm").as_deref() == Some("collect"))
-                .then(|| p.get("node").unwrap_or_default())
+            (p.get("confirm").as_deref() == Some("collect")).then(|| {
+                (
+                    p.get("node").unwrap_or_default(),
+                    p.get("token").unwrap_or_default(),
+                )
+            })
         })
     });
-    move || scope.get().map(|node| view! { <CollectConfirm node /> })
+    move || {
+        request
+            .get()
+            .map(|(node, token)| view! { <CollectConfirm node token /> })
+    }
 }
 
 #[component]
-fn CollectConfirm(node: String) -> impl IntoView {
-    let preview = {
-        let node = node.clone();
-        Resource::new(|| (), move |_| preview_collect(node.clone()))
-    };
+fn CollectConfirm(node: String, token: String) -> impl IntoView {
     let title = if node.is_empty() {
         "Collect orphaned weights on every node?".to_string()
     } else {
         format!("Collect orphaned weights on {node}?")
     };
+    if token.is_empty() {
+        return view! {
+            <ConfirmDialog title cancel_href="/weights".to_string()>
+                <p>"The console lists exactly what would be deleted, and you confirm that list."</p>
+                <ReviewButton node label="List what would be deleted".to_string() danger=false />
+            </ConfirmDialog>
+        }
+        .into_any();
+    }
+    let preview = {
+        let (node, token) = (node.clone(), token.clone());
+        Resource::new(|| (), move |_| review_collect(node.clone(), token.clone()))
+    };
     view! {
         <ConfirmDialog title cancel_href="/weights".to_string()>
             <Suspense fallback=|| view! { <p class="loading">"Listing exactly what would be asked for…"</p> }>
-                {move || Suspend::new(async move {
-                    match preview.await {
-                        Ok(p) => view! { <CollectPreviewView preview=p /> }.into_any(),
-                        Err(error) => view! { <ErrorPanel error /> }.into_any(),
-                    }
-                })}
+                {move || {
+                    let node = node.clone();
+                    Suspend::new(async move {
+                        match preview.await {
+                            Ok(p) if p.unchanged => view! { <CollectPreviewView preview=p /> }.into_any(),
+                            Ok(_) => view! {
+                                <ErrorPanel error=ConsoleError::ListChanged />
+                                <ReviewButton node label="Review it again".to_string() danger=false />
+                            }
+                            .into_any(),
+                            Err(error) => view! {
+                                <ErrorPanel error />
+                                <ReviewButton node label="Review it again".to_string() danger=false />
+                            }
+                            .into_any(),
+                        }
+                    })
+                }}
             </Suspense>
         </ConfirmDialog>
     }
+    .into_any()
 }
-
 #[component]
 fn CollectPreviewView(preview: CollectPreview) -> impl IntoView {
     if preview.files == 0 {
@@ -205,6 +263,7 @@ fn CollectPreviewView(preview: CollectPreview) -> impl IntoView {
                 {format!("Delete {} ({})", format::count(preview.files, "file", "files"), file_size(preview.bytes))}
             </button>
         </ActionForm>
+        <ActionRefusal action />
     }
     .into_any()
 }

@@ -1,18 +1,26 @@
-//! One-time confirmations for collecting orphaned weights, kept on the
-//! server. A preview issues a token bound to the exact set of paths it showed;
-//! a collection is only sent with a token that exists, has not expired, has
-//! not been used, was issued for the same scope, and whose set of paths is
-//! still exactly what the admin API lists now. The browser never decides.
+//! Confirmations for collecting orphaned weights. A preview, asked for
+//! explicitly, signs what the operator is shown: the scope, a digest of the
+//! exact set of paths, and an expiry. A collection is only sent with a
+//! confirmation this console's key signed, not expired, for the same scope,
+//! whose set is still exactly what the admin API lists now. Nothing is
+//! stored: memory does not grow with previews, and any console sharing the
+//! key verifies it. Once a collection has gone through, its files are no
+//! longer listed, so the same confirmation no longer matches.
 
-use std::collections::{BTreeSet, HashMap};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::collections::BTreeSet;
+use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::signing::Signer;
 use crate::admin_api::types::OrphanView;
 use crate::error::ConsoleError;
 
 /// How long an operator has between reviewing and confirming.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(120);
+
+const PURPOSE: &str = "collect";
 
 /// The exact set a preview showed: (node, path) pairs.
 pub type PathSet = BTreeSet<(String, String)>;
@@ -24,93 +32,107 @@ pub fn path_set(orphans: &[OrphanView]) -> PathSet {
         .collect()
 }
 
-struct Pending {
-    scope: String,
-    paths: PathSet,
-    expires: Instant,
-}
-
-pub struct Confirmations {
-    ttl: Duration,
-    pending: Mutex<HashMap<String, Pending>>,
-}
-
-impl std::fmt::Debug for Confirmations {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Confirmations")
-            .field("ttl", &self.ttl)
-            .finish()
+/// A fixed-size name for a set: the confirmation carries this, not the set.
+fn digest(paths: &PathSet) -> String {
+    let mut hash = Sha256::new();
+    for (node, path) in paths {
+        // Lengths first, so no two different sets write the same bytes.
+        for part in [node, path] {
+            hash.update((part.len() as u64).to_le_bytes());
+            hash.update(part.as_bytes());
+        }
     }
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Claim {
+    /// A node id, or empty for every node.
+    scope: String,
+    set: String,
+    /// Unix seconds.
+    expires: u64,
+}
+
+/// What a confirmation says, once verified.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verified {
+    pub expires_in: Duration,
+    /// Whether the set is still the one the operator reviewed.
+    pub unchanged: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Confirmations {
+    signer: Signer,
+    ttl: Duration,
 }
 
 impl Confirmations {
-    pub fn new(ttl: Duration) -> Self {
-        Self {
-            ttl,
-            pending: Mutex::new(HashMap::new()),
-        }
+    pub fn new(signer: Signer, ttl: Duration) -> Self {
+        Self { signer, ttl }
     }
 
     pub fn ttl(&self) -> Duration {
         self.ttl
     }
 
-    /// Issues a token for collecting `paths` within `scope` (a node id, or
-    /// empty for every node).
-    pub fn issue(&self, scope: &str, paths: PathSet, now: Instant) -> Result<String, ConsoleError> {
-        let mut bytes = [0u8; 16];
-        getrandom::fill(&mut bytes)
-            .map_err(|e| ConsoleError::Internal(format!("no randomness for a token: {e}")))?;
-        let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        let mut pending = self.lock();
-        // Expired entries are dropped here, so the map cannot grow without bound.
-        pending.retain(|_, p| p.expires > now);
-        pending.insert(
-            token.clone(),
-            Pending {
+    /// Signs a confirmation for collecting `paths` within `scope` (a node
+    /// id, or empty for every node); `now` in Unix seconds.
+    pub fn issue(&self, scope: &str, paths: &PathSet, now: u64) -> Result<String, ConsoleError> {
+        self.signer.sign(
+            PURPOSE,
+            &Claim {
                 scope: scope.to_string(),
-                paths,
-                expires: now + self.ttl,
+                set: digest(paths),
+                expires: now + self.ttl.as_secs(),
             },
-        );
-        Ok(token)
+        )
     }
 
-    /// Spends `token` (whatever the outcome: a refused token must be reviewed
-    /// again anyway) and checks it against what the admin API lists now.
+    /// Checks `token` for `scope` against what the admin API lists now.
+    pub fn verify(
+        &self,
+        token: &str,
+        scope: &str,
+        current: &PathSet,
+        now: u64,
+    ) -> Result<Verified, ConsoleError> {
+        let claim: Claim =
+            self.signer
+                .verify(PURPOSE, token)
+                .ok_or_else(|| ConsoleError::ConfirmationStale {
+                    reason: "it was not issued by this console".into(),
+                })?;
+        if claim.expires <= now {
+            return Err(ConsoleError::ConfirmationStale {
+                reason: format!("it expired after {} s", self.ttl.as_secs()),
+            });
+        }
+        if claim.scope != scope {
+            return Err(ConsoleError::ConfirmationStale {
+                reason: "it was issued for another node".into(),
+            });
+        }
+        Ok(Verified {
+            expires_in: Duration::from_secs(claim.expires - now),
+            unchanged: claim.set == digest(current),
+        })
+    }
+
+    /// [`Self::verify`], refusing a set that changed since the review.
     pub fn redeem(
         &self,
         token: &str,
         scope: &str,
         current: &PathSet,
-        now: Instant,
+        now: u64,
     ) -> Result<(), ConsoleError> {
-        let pending = self
-            .lock()
-            .remove(token)
-            .ok_or_else(|| ConsoleError::ConfirmationStale {
-                reason: "it was already used, or never issued".into(),
-            })?;
-        if pending.expires <= now {
-            return Err(ConsoleError::ConfirmationStale {
-                reason: format!("it expired after {} s", self.ttl.as_secs()),
-            });
+        if self.verify(token, scope, current, now)?.unchanged {
+            Ok(())
+        } else {
+            Err(ConsoleError::ListChanged)
         }
-        if pending.scope != scope {
-            return Err(ConsoleError::ConfirmationStale {
-                reason: "it was issued for another node".into(),
-            });
-        }
-        if &pending.paths != current {
-            return Err(ConsoleError::ListChanged);
-        }
-        Ok(())
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Pending>> {
-        self.pending
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -125,40 +147,47 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn a_token_works_once_for_the_set_it_was_issued_for() {
-        let c = Confirmations::new(Duration::from_secs(60));
-        let now = Instant::now();
-        let s = set(&[("n1", "/a"), ("n2", "/b")]);
-        let token = c.issue("", s.clone(), now).expect("token");
-        assert_eq!(token.len(), 32);
-        assert_eq!(c.redeem(&token, "", &s, now), Ok(()));
-        assert!(matches!(
-            c.redeem(&token, "", &s, now),
-            Err(ConsoleError::ConfirmationStale { .. })
-        ));
+    fn confirmations(key: u8) -> Confirmations {
+        Confirmations::new(
+            Signer::new(&[key; 32]).expect("key"),
+            Duration::from_secs(60),
+        )
     }
 
     #[test]
-    fn expired_changed_and_foreign_tokens_are_refused() {
-        let c = Confirmations::new(Duration::from_secs(60));
-        let now = Instant::now();
+    fn a_confirmation_holds_for_the_set_and_scope_it_was_issued_for() {
+        let c = confirmations(1);
+        let s = set(&[("n1", "/a"), ("n2", "/b")]);
+        let token = c.issue("", &s, 1000).expect("token");
+        assert_eq!(c.redeem(&token, "", &s, 1000), Ok(()));
+        // Another console with the same key believes it too.
+        assert_eq!(confirmations(1).redeem(&token, "", &s, 1059), Ok(()));
+    }
+
+    #[test]
+    fn expired_changed_foreign_and_forged_confirmations_are_refused() {
+        let c = confirmations(1);
         let s = set(&[("n1", "/a")]);
-        let t = c.issue("", s.clone(), now).expect("token");
+        let t = c.issue("", &s, 1000).expect("token");
         assert!(matches!(
-            c.redeem(&t, "", &s, now + Duration::from_secs(61)),
+            c.redeem(&t, "", &s, 1060),
             Err(ConsoleError::ConfirmationStale { .. })
         ));
-        let t = c.issue("", s.clone(), now).expect("token");
         assert_eq!(
-            c.redeem(&t, "", &set(&[("n1", "/a"), ("n1", "/new")]), now),
+            c.redeem(&t, "", &set(&[("n1", "/a"), ("n1", "/new")]), 1000),
             Err(ConsoleError::ListChanged)
         );
-        let t = c.issue("n1", s.clone(), now).expect("token");
+        // A path moved from one node to another is another set.
+        assert_eq!(
+            c.redeem(&t, "", &set(&[("n2", "/a")]), 1000),
+            Err(ConsoleError::ListChanged)
+        );
+        let t = c.issue("n1", &s, 1000).expect("token");
         assert!(matches!(
-            c.redeem(&t, "", &s, now),
+            c.redeem(&t, "", &s, 1000),
             Err(ConsoleError::ConfirmationStale { .. })
         ));
-        assert!(c.redeem("made-up", "", &s, now).is_err());
+        assert!(confirmations(2).redeem(&t, "n1", &s, 1000).is_err());
+        assert!(c.redeem("made-up", "", &s, 1000).is_err());
     }
 }

@@ -10,7 +10,10 @@ use ipnet::IpNet;
 use leptos::prelude::use_context;
 
 use super::Confirmations;
+use super::audit::{AuditLog, Draft};
+use super::signing::Signer;
 use crate::admin_api::{Actor, AdminApiClient, ChangeAuthorized, ChangePolicy, Identity};
+use crate::audit_record::Outcome;
 use crate::error::ConsoleError;
 use crate::ui_settings::UiSettings;
 
@@ -26,8 +29,11 @@ pub struct ConsoleContext {
     pub trusted_proxies: Vec<IpNet>,
     /// Refuse changes that come without a user.
     pub require_user: bool,
-    /// Pending confirmations for collecting orphaned weights.
-    pub confirmations: Arc<Confirmations>,
+    /// Signs what the browser carries back: confirmations and receipts.
+    pub signer: Signer,
+    /// Confirmations for collecting orphaned weights, signed by `signer`.
+    pub confirmations: Confirmations,
+    pub audit: Arc<AuditLog>,
 }
 
 impl ConsoleContext {
@@ -60,10 +66,35 @@ impl ConsoleContext {
             read_only: self.ui.read_only,
             require_user: self.require_user,
         };
-        let who = self.identity();
-        ChangeAuthorized::check(policy, &who).inspect_err(|refusal| {
-            tracing::warn!(target: "audit", actor = %who.actor(), reason = %refusal, "change refused");
-        })
+        // A refusal reaches the audit with the answer; see `audit`.
+        ChangeAuthorized::check(policy, &self.identity())
+    }
+
+    /// The audit record of the call being served: opened by the router for
+    /// every call that is not a known read.
+    fn audit_draft(&self) -> Option<Draft> {
+        use_context::<Parts>()?.extensions.get::<Draft>().cloned()
+    }
+
+    /// Records what the current attempt is about, for the audit.
+    pub fn audit_target(&self, key: &str, value: impl serde::Serialize) {
+        if let Some(draft) = self.audit_draft() {
+            draft.target(key, value);
+        }
+    }
+
+    /// Names the current attempt as the operator would ("Drain gpu-h100-01").
+    pub fn audit_describe(&self, description: &str) {
+        if let Some(draft) = self.audit_draft() {
+            draft.describe(description);
+        }
+    }
+
+    /// Records how the current attempt ended, as the handler saw it.
+    pub fn audit_outcome(&self, outcome: Outcome, reason: Option<String>) {
+        if let Some(draft) = self.audit_draft() {
+            draft.outcome(outcome, reason);
+        }
     }
 }
 

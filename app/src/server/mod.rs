@@ -1,12 +1,15 @@
 //! What only the server has: the request's context (the admin API client,
-//! settings, who is asking), the checks on what requests carry, and the
-//! one-time confirmations of collections.
+//! settings, who is asking), the checks on what requests carry, the signed
+//! confirmations and receipts, and the audit.
 //! Never compiled for the browser; the server functions' own `ssr` modules
 //! build on it.
 
+pub mod audit;
 pub mod confirmations;
 pub mod context;
+pub mod csp;
 pub mod input;
+pub mod signing;
 
 pub use confirmations::Confirmations;
 pub use context::ConsoleContext;

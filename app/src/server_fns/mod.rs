@@ -4,8 +4,30 @@
 //! context, checks what must be checked on the server, calls the admin API
 //! client and shapes the answer.
 
+pub mod audit;
 pub mod cluster;
 pub mod nodes;
 pub mod placement;
 pub mod receipts;
 pub mod weights;
+
+/// The server functions that only read (their endpoint names). Every other
+/// call is an attempt at a change and the router audits it: a new function
+/// missing from this list is audited, never the reverse.
+pub const READS: [&str; 11] = [
+    "list_nodes",
+    "inspect_node",
+    "list_models",
+    "list_replicas",
+    "cluster_overview",
+    "explain_placement",
+    "list_orphans",
+    "preview_collect",
+    "review_collect",
+    "read_receipt",
+    "recent_audit",
+];
+
+pub fn is_read(endpoint: &str) -> bool {
+    READS.contains(&endpoint)
+}

@@ -25,6 +25,9 @@ pub struct NodeReport {
     pub node: Option<NodeView>,
     pub replicas: Vec<ReplicaView>,
     pub rejections: Vec<NodeRejection>,
+    /// Models whose explanation could not be read, with why: their
+    /// rejections are missing from `rejections`, and the page says so.
+    pub unexplained: Vec<(String, String)>,
     pub drain: DrainPreview,
 }
 
@@ -51,6 +54,7 @@ mod ssr {
     use futures_util::{StreamExt, stream};
 
     use super::*;
+    use crate::admin_api::AdminApiError;
     use crate::joins::{drain_preview, runs_on};
     use crate::server::ConsoleContext;
     use crate::server::input::{self, ReturnPath};
@@ -86,9 +90,17 @@ mod ssr {
             .collect()
             .await;
         let mut rejections = Vec::new();
+        let mut unexplained = Vec::new();
         for (model, explain) in explains {
-            // A model removed between the two calls has nothing to say here.
-            let Ok(explain) = explain else { continue };
+            let explain = match explain {
+                Ok(explain) => explain,
+                // A model removed between the two calls has nothing to say.
+                Err(AdminApiError::Status { code: 404, .. }) => continue,
+                Err(e) => {
+                    unexplained.push((model, e.to_string()));
+                    continue;
+                }
+            };
             rejections.extend(explain.rejections.into_iter().filter(|r| r.node == id).map(
                 |rejection| NodeRejection {
                     model: model.clone(),
@@ -101,6 +113,7 @@ mod ssr {
             node: nodes.into_iter().find(|n| n.id == id),
             replicas: replicas.into_iter().filter(|r| runs_on(r, &id)).collect(),
             rejections,
+            unexplained,
         })
     }
 
@@ -114,43 +127,31 @@ mod ssr {
         // Everything the request carries is checked before anything is sent.
         let node = input::name("node id", &node)?;
         let back = ReturnPath::from_form(back.as_deref(), "/nodes")?;
-        let change = cx.authorize_change()?;
-        if state != TargetState::Ready && !confirmed {
-            return Err(ConsoleError::ConfirmationMissing);
-        }
-        let actor = change.actor();
         let verb = match state {
             TargetState::Ready => "Uncordon",
             TargetState::Cordoned => "Cordon",
             TargetState::Draining => "Drain",
         };
-        tracing::info!(%actor, %node, state = state.as_str(), "node state change requested");
+        let action = format!("{verb} {node}");
+        cx.audit_describe(&action);
+        let change = cx.authorize_change()?;
+        if state != TargetState::Ready && !confirmed {
+            return Err(ConsoleError::ConfirmationMissing);
+        }
         let outcome = cx.admin_api.set_node_state(&change, node, state).await;
         let receipt = match outcome {
-            Ok(change) => {
-                tracing::info!(%actor, node = %change.id, state = %change.state, "node state changed");
-                Receipt {
-                    action: format!("{verb} {node}"),
-                    error: None,
-                    lines: vec![format!("{} is now {}", change.id, change.state)],
-                    failed_lines: Vec::new(),
-                    note: (state == TargetState::Draining).then(|| {
-                        "Replicas move off one at a time; each replacement comes up before \
+            Ok(change) => Receipt {
+                action,
+                error: None,
+                lines: vec![format!("{} is now {}", change.id, change.state)],
+                failed_lines: Vec::new(),
+                note: (state == TargetState::Draining).then(|| {
+                    "Replicas move off one at a time; each replacement comes up before \
                          the original stops."
-                            .to_string()
-                    }),
-                }
-            }
-            Err(e) => {
-                tracing::warn!(%actor, %node, state = state.as_str(), error = %e, "node state change failed");
-                Receipt {
-                    action: format!("{verb} {node}"),
-                    error: Some(ConsoleError::from(e).to_string()),
-                    lines: Vec::new(),
-                    failed_lines: Vec::new(),
-                    note: None,
-                }
-            }
+                        .to_string()
+                }),
+            },
+            Err(e) => Receipt::refused(action, &ConsoleError::from(e)),
         };
         finish(receipt, &back)
     }

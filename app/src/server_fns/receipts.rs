@@ -1,20 +1,22 @@
-//! What an action did, for the page it returns to. An action keeps its
-//! receipt briefly on the server and sends the browser to `back?receipt=ID`,
-//! which works the same for a form posted without JavaScript (a redirect)
-//! and for a call from the hydrated page (the router follows it); the page
-//! then reads the receipt back.
+//! What an action did, for the page it returns to. An action sends the
+//! browser to `back?receipt=…`, the receipt itself signed into the address:
+//! the same for a form posted without JavaScript (a redirect) and for a call
+//! from the hydrated page (the router follows it). Nothing is stored per
+//! action, and any console sharing the key shows it; the signature means a
+//! link cannot make the console claim an outcome it never had.
 
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::audit_record::Outcome;
 use crate::error::ConsoleError;
 
 /// The outcome of one action, as the operator reads it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Receipt {
     /// "Drain gpu-h100-01", "Collect orphaned weights on every node".
     pub action: String,
-    /// The server's error, verbatim, when the action failed as a whole.
+    /// Why the action failed or was refused as a whole, in the operator's words.
     pub error: Option<String>,
     /// One line per result ("gpu-a: asked to remove 3 files, 141.9 GB").
     pub lines: Vec<String>,
@@ -23,77 +25,117 @@ pub struct Receipt {
     pub note: Option<String>,
 }
 
+impl Receipt {
+    /// How the action ended, for the audit: done when any part went
+    /// through (the parts that failed are the reason), failed when none did.
+    pub fn outcome(&self) -> (Outcome, Option<String>) {
+        let refused = (!self.failed_lines.is_empty()).then(|| self.failed_lines.join("; "));
+        match &self.error {
+            Some(e) => (Outcome::Failed, Some(e.clone())),
+            None if self.lines.is_empty() && refused.is_some() => (Outcome::Failed, refused),
+            None => (Outcome::Done, refused),
+        }
+    }
+
+    /// An action that was refused, or failed, before it did anything.
+    pub fn refused(action: impl Into<String>, error: &ConsoleError) -> Self {
+        Self {
+            action: action.into(),
+            error: Some(error.to_string()),
+            ..Self::default()
+        }
+    }
+}
+
+/// The receipt signed in `id`, or `None` when it is not one this console
+/// (or one sharing its key) issued in the last few minutes.
 #[server(endpoint = "/read_receipt")]
 pub async fn read_receipt(id: String) -> Result<Option<Receipt>, ConsoleError> {
     ssr::read(&id)
 }
 
 #[cfg(feature = "ssr")]
-pub use ssr::{Receipts, finish};
+pub use ssr::{finish, seal};
 
 #[cfg(feature = "ssr")]
 mod ssr {
-    use std::collections::HashMap;
-    use std::sync::{Arc, Mutex};
-    use std::time::{Duration, Instant};
-
     use super::*;
+    use crate::server::ConsoleContext;
     use crate::server::input::ReturnPath;
+    use crate::server::signing::{Signer, unix_now};
     use crate::urls;
+
+    const PURPOSE: &str = "receipt";
 
     /// Long enough to read after a slow redirect, short enough that nobody
     /// mistakes an old outcome for a new one.
-    const KEEP: Duration = Duration::from_secs(600);
+    const KEEP_SECONDS: u64 = 600;
 
-    /// Receipts of recent actions, by id. The router provides one per console.
-    #[derive(Default)]
-    pub struct Receipts {
-        kept: Mutex<HashMap<String, (Receipt, Instant)>>,
+    /// A receipt travels in a URL, which proxies cut at a few kilobytes; a
+    /// collection on thousands of nodes reports the first ones and a count.
+    const MAX_LINES: usize = 12;
+    const MAX_LINE_CHARS: usize = 240;
+
+    #[derive(Serialize, Deserialize)]
+    struct Sealed {
+        receipt: Receipt,
+        issued: u64,
     }
 
-    impl std::fmt::Debug for Receipts {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("Receipts")
+    fn clip(line: String) -> String {
+        if line.chars().count() <= MAX_LINE_CHARS {
+            return line;
         }
+        let mut cut: String = line.chars().take(MAX_LINE_CHARS).collect();
+        cut.push('…');
+        cut
     }
 
-    impl Receipts {
-        pub fn keep(&self, receipt: Receipt, now: Instant) -> Result<String, ConsoleError> {
-            let mut bytes = [0u8; 12];
-            getrandom::fill(&mut bytes)
-                .map_err(|e| ConsoleError::Internal(format!("no randomness for a receipt: {e}")))?;
-            let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-            let mut kept = self.lock();
-            kept.retain(|_, (_, at)| now.saturating_duration_since(*at) < KEEP);
-            kept.insert(id.clone(), (receipt, now));
-            Ok(id)
+    fn clip_lines(lines: Vec<String>) -> Vec<String> {
+        let total = lines.len();
+        let mut kept: Vec<String> = lines.into_iter().take(MAX_LINES).map(clip).collect();
+        if total > MAX_LINES {
+            kept.push(format!("… and {} more", total - MAX_LINES));
         }
-
-        pub fn get(&self, id: &str) -> Option<Receipt> {
-            self.lock().get(id).map(|(r, _)| r.clone())
-        }
-
-        fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Receipt, Instant)>> {
-            self.kept
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-        }
+        kept
     }
 
-    fn store() -> Result<Arc<Receipts>, ConsoleError> {
-        use_context::<Arc<Receipts>>()
-            .ok_or_else(|| ConsoleError::Internal("the receipts store is missing".into()))
+    /// `receipt`, trimmed to fit an address, signed.
+    pub fn seal(signer: &Signer, receipt: Receipt) -> Result<String, ConsoleError> {
+        let receipt = Receipt {
+            action: clip(receipt.action),
+            error: receipt.error.map(clip),
+            lines: clip_lines(receipt.lines),
+            failed_lines: clip_lines(receipt.failed_lines),
+            note: receipt.note.map(clip),
+        };
+        signer.sign(
+            PURPOSE,
+            &Sealed {
+                receipt,
+                issued: unix_now(),
+            },
+        )
     }
 
     pub fn read(id: &str) -> Result<Option<Receipt>, ConsoleError> {
-        Ok(store()?.get(id))
+        let cx = ConsoleContext::current()?;
+        Ok(cx
+            .signer
+            .verify::<Sealed>(PURPOSE, id)
+            .filter(|s| unix_now().saturating_sub(s.issued) <= KEEP_SECONDS)
+            .map(|s| s.receipt))
     }
 
-    /// How every action finishes: keeps `receipt` and sends the browser back
-    /// to `back`, checked before the action ran, with the receipt's id.
+    /// How every action finishes: sends the browser back to `back`, checked
+    /// before the action ran, with the receipt. The outcome is also what
+    /// the audit records.
     pub fn finish(receipt: Receipt, back: &ReturnPath) -> Result<(), ConsoleError> {
-        let id = store()?.keep(receipt, Instant::now())?;
-        leptos_axum::redirect(&urls::with_params(back.as_str(), &[("receipt", &id)]));
+        let cx = ConsoleContext::current()?;
+        let (outcome, reason) = receipt.outcome();
+        cx.audit_outcome(outcome, reason);
+        let sealed = seal(&cx.signer, receipt)?;
+        leptos_axum::redirect(&urls::with_params(back.as_str(), &[("receipt", &sealed)]));
         Ok(())
     }
 }

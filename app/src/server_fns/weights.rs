@@ -1,5 +1,6 @@
-//! Orphaned weights: the list, a preview that issues a one-time confirmation,
-//! and the collection that spends it.
+//! Orphaned weights: the list; a preview, asked for with a POST, that signs
+//! a confirmation of exactly what it lists and sends the browser to the
+//! dialog showing it; and the collection that checks it.
 
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -22,12 +23,23 @@ pub struct CollectPreview {
     pub bytes: i64,
     pub token: String,
     pub expires_in_seconds: u64,
+    /// False when the orphans changed since the confirmation was issued:
+    /// what the operator would confirm is not what they asked to review.
+    pub unchanged: bool,
 }
 
-/// `node` empty means every node.
+/// Signs a confirmation for what a collection on `node` (empty: every node)
+/// would delete now, and sends the browser to the dialog that shows it. A
+/// POST, so that no page render hands out a confirmation by itself.
 #[server(endpoint = "/preview_collect")]
-pub async fn preview_collect(node: String) -> Result<CollectPreview, ConsoleError> {
+pub async fn preview_collect(node: String) -> Result<(), ConsoleError> {
     ssr::preview_collect(node).await
+}
+
+/// What the confirmation `token` covers, checked against the orphans now.
+#[server(endpoint = "/review_collect")]
+pub async fn review_collect(node: String, token: String) -> Result<CollectPreview, ConsoleError> {
+    ssr::review_collect(node, token).await
 }
 
 #[server(endpoint = "/collect_weights")]
@@ -41,14 +53,14 @@ pub async fn collect_weights(
 
 #[cfg(feature = "ssr")]
 mod ssr {
-    use std::time::Instant;
-
     use super::*;
     use crate::format::file_size;
     use crate::server::ConsoleContext;
     use crate::server::confirmations::path_set;
     use crate::server::input::{self, ReturnPath};
+    use crate::server::signing::unix_now;
     use crate::server_fns::receipts::{Receipt, finish};
+    use crate::urls;
 
     pub async fn list_orphans() -> Result<Vec<OrphanView>, ConsoleError> {
         let cx = ConsoleContext::current()?;
@@ -62,22 +74,37 @@ mod ssr {
             .collect()
     }
 
-    pub async fn preview_collect(node: String) -> Result<CollectPreview, ConsoleError> {
-        input::optional_name("node id", &node)?;
+    pub async fn preview_collect(node: String) -> Result<(), ConsoleError> {
+        let scope = input::optional_name("node id", &node)?;
         let cx = ConsoleContext::current()?;
-        // A preview issues what a collection spends: only where one may run.
+        // A confirmation is only handed out where a collection may run.
         cx.authorize_change()?;
         let orphans = in_scope(cx.admin_api.list_orphans(&cx.actor()).await?, &node);
         let token = cx
             .confirmations
-            .issue(&node, path_set(&orphans), Instant::now())?;
+            .issue(&node, &path_set(&orphans), unix_now())?;
+        leptos_axum::redirect(&urls::collect_dialog(scope, Some(&token)));
+        Ok(())
+    }
+
+    pub async fn review_collect(
+        node: String,
+        token: String,
+    ) -> Result<CollectPreview, ConsoleError> {
+        input::optional_name("node id", &node)?;
+        let cx = ConsoleContext::current()?;
+        let orphans = in_scope(cx.admin_api.list_orphans(&cx.actor()).await?, &node);
+        let verified = cx
+            .confirmations
+            .verify(&token, &node, &path_set(&orphans), unix_now())?;
         Ok(CollectPreview {
             scope: node,
             files: orphans.iter().map(|o| o.paths.len()).sum(),
             bytes: orphans.iter().map(|o| o.bytes.max(0)).sum(),
             orphans,
             token,
-            expires_in_seconds: cx.confirmations.ttl().as_secs(),
+            expires_in_seconds: verified.expires_in.as_secs(),
+            unchanged: verified.unchanged,
         })
     }
 
@@ -89,15 +116,22 @@ mod ssr {
         let scope_node = input::optional_name("node id", &node)?;
         let back = ReturnPath::from_form(back.as_deref(), "/weights")?;
         let cx = ConsoleContext::current()?;
+        let scope = scope_node.unwrap_or("every node");
+        let action = format!("Collect orphaned weights on {scope}");
+        cx.audit_describe(&action);
         let change = cx.authorize_change()?;
         let actor = change.actor();
         // What would be deleted now must be exactly what was confirmed.
-        let current = in_scope(cx.admin_api.list_orphans(actor).await?, &node);
+        let current = path_set(&in_scope(cx.admin_api.list_orphans(actor).await?, &node));
+        cx.audit_target(
+            "paths",
+            current
+                .iter()
+                .map(|(node, path)| format!("{node}:{path}"))
+                .collect::<Vec<_>>(),
+        );
         cx.confirmations
-            .redeem(&token, &node, &path_set(&current), Instant::now())?;
-        let scope = scope_node.unwrap_or("every node");
-        tracing::info!(%actor, %scope, files = path_set(&current).len(), "collecting orphaned weights");
-        let action = format!("Collect orphaned weights on {scope}");
+            .redeem(&token, &node, &current, unix_now())?;
         let receipt = match cx.admin_api.collect_weights(&change, scope_node).await {
             Ok(results) => {
                 let mut lines = Vec::new();
@@ -116,7 +150,6 @@ mod ssr {
                         failed_lines.push(format!("{}: {}", r.node, r.error));
                     }
                 }
-                tracing::info!(%actor, %scope, nodes = results.len(), refused = failed_lines.len(), "collection requested");
                 Receipt {
                     action,
                     error: None,
@@ -133,16 +166,7 @@ mod ssr {
                     failed_lines,
                 }
             }
-            Err(e) => {
-                tracing::warn!(%actor, %scope, error = %e, "collection failed");
-                Receipt {
-                    action,
-                    error: Some(ConsoleError::from(e).to_string()),
-                    lines: Vec::new(),
-                    failed_lines: Vec::new(),
-                    note: None,
-                }
-            }
+            Err(e) => Receipt::refused(action, &ConsoleError::from(e)),
         };
         finish(receipt, &back)
     }

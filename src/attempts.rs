@@ -1,0 +1,190 @@
+//! Every attempt at a change, whatever server function it calls (one added
+//! later included): recorded in the audit with who made it, what it was
+//! about and how it ended, and, when it was refused on a form posted without
+//! JavaScript, sent back to the page it came from with the refusal as a
+//! receipt. Only the functions listed as reads in `app::server_fns` are
+//! left alone; forgetting to list a new read audits it, never the reverse.
+
+use std::collections::BTreeMap;
+
+use app::error::ConsoleError;
+use app::server::ConsoleContext;
+use app::server::audit::{AuditRecord, Draft, Outcome, rfc3339};
+use app::server::context::identity_of;
+use app::server::signing::unix_now;
+use app::server_fns::receipts::{Receipt, seal};
+use app::urls;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header, request::Parts};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::error_status::SERVER_FN_PREFIX;
+
+/// The router's body limit; a call this layer cannot read is refused.
+const BODY_LIMIT: usize = 64 * 1024;
+
+/// A refusal's own words are short; the rest of a long body is not.
+const REASON_LIMIT: usize = 512;
+
+pub async fn audit_attempts(
+    State(console): State<ConsoleContext>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let action = match req.uri().path().strip_prefix(SERVER_FN_PREFIX) {
+        Some(name) if !app::server_fns::is_read(name) => name.to_string(),
+        _ => return next.run(req).await,
+    };
+    let (mut parts, body) = req.into_parts();
+    let who = identity_of(
+        Some(&parts),
+        console.actor_header.as_ref(),
+        &console.trusted_proxies,
+    );
+    let record = |target, outcome, reason| AuditRecord {
+        time: rfc3339(unix_now()),
+        actor: who.actor().to_string(),
+        user: who.user.as_ref().map(ToString::to_string),
+        peer: who.peer.map(|ip| ip.to_string()),
+        action: action.clone(),
+        target,
+        outcome,
+        reason,
+    };
+    let Ok(bytes) = axum::body::to_bytes(body, BODY_LIMIT).await else {
+        let reason = "the request body is too large or was cut off";
+        console.audit.write(record(
+            BTreeMap::new(),
+            Outcome::Refused,
+            Some(reason.into()),
+        ));
+        return (StatusCode::PAYLOAD_TOO_LARGE, reason).into_response();
+    };
+    let fields = form_fields(&bytes);
+    let draft = Draft::default();
+    parts.extensions.insert(draft.clone());
+    let back = return_path(&parts, &fields);
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    let (outcome, reason, response) = outcome(&draft, response).await;
+    let mut target: BTreeMap<String, serde_json::Value> = fields
+        .into_iter()
+        .map(|(k, v)| (k, serde_json::Value::String(v)))
+        .collect();
+    target.extend(draft.take_target());
+    console.audit.write(record(target, outcome, reason.clone()));
+    match response.extensions().get::<ConsoleError>().cloned() {
+        Some(error) if response.status().is_redirection() => {
+            let label = draft
+                .description()
+                .unwrap_or_else(|| "Your last action".to_string());
+            back_with_refusal(&console, &back, Receipt::refused(label, &error), response)
+        }
+        _ => response,
+    }
+}
+
+/// The request's form fields (what every page's form and server function
+/// call sends), a confirmation token shortened: the record says one was
+/// sent, not what it was.
+fn form_fields(body: &Bytes) -> Vec<(String, String)> {
+    let fields: Vec<(String, String)> = serde_urlencoded::from_bytes(body).unwrap_or_default();
+    fields
+        .into_iter()
+        .map(|(k, v)| {
+            if k == "token" && v.len() > 12 {
+                let short: String = v.chars().take(12).collect();
+                (k, format!("{short}…"))
+            } else {
+                (k, v)
+            }
+        })
+        .collect()
+}
+
+/// The page a refusal returns to: the form's `back`, else the page that
+/// posted it, else the overview. Always a path on this console.
+fn return_path(parts: &Parts, fields: &[(String, String)]) -> String {
+    let back = fields
+        .iter()
+        .find(|(k, _)| k == "back")
+        .map(|(_, v)| v.as_str());
+    if back.is_some() {
+        return urls::local_return_path(back, "/");
+    }
+    let referer = parts
+        .headers
+        .get(header::REFERER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|r| r.split_once("://"))
+        .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]));
+    urls::local_return_path(referer, "/")
+}
+
+/// How the attempt ended: the error the call answered with, else what the
+/// handler recorded from the admin API's answer, else the status.
+async fn outcome(draft: &Draft, response: Response) -> (Outcome, Option<String>, Response) {
+    if let Some(error) = response.extensions().get::<ConsoleError>() {
+        let outcome = match error {
+            ConsoleError::AdminApi(_) | ConsoleError::Internal(_) | ConsoleError::Transport(_) => {
+                Outcome::Failed
+            }
+            _ => Outcome::Refused,
+        };
+        return (outcome, Some(error.to_string()), response);
+    }
+    if let Some((outcome, reason)) = draft.recorded_outcome() {
+        return (outcome, reason, response);
+    }
+    let status = response.status();
+    if status.is_success() || status.is_redirection() {
+        return (Outcome::Done, None, response);
+    }
+    let outcome = if status.is_client_error() {
+        Outcome::Refused
+    } else {
+        Outcome::Failed
+    };
+    let (parts, body) = response.into_parts();
+    let bytes = axum::body::to_bytes(body, 64 * 1024)
+        .await
+        .unwrap_or_default();
+    let text: String = String::from_utf8_lossy(&bytes)
+        .trim()
+        .chars()
+        .take(REASON_LIMIT)
+        .collect();
+    let reason = if text.is_empty() {
+        status.to_string()
+    } else {
+        text
+    };
+    (
+        outcome,
+        Some(reason),
+        Response::from_parts(parts, Body::from(bytes)),
+    )
+}
+
+/// A form posted without JavaScript and refused goes back to its page with
+/// the refusal in a signed receipt (not Leptos's `__err`, which anyone could
+/// write into a link).
+fn back_with_refusal(
+    console: &ConsoleContext,
+    back: &str,
+    receipt: Receipt,
+    mut response: Response,
+) -> Response {
+    let Ok(sealed) = seal(&console.signer, receipt) else {
+        return response;
+    };
+    let location = urls::with_params(back, &[("receipt", &sealed)]);
+    if let Ok(value) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(header::LOCATION, value);
+        *response.status_mut() = StatusCode::SEE_OTHER;
+    }
+    response
+}

@@ -1,0 +1,171 @@
+//! The audit: one record per attempt at a change, refused ones included,
+//! whatever the log filter, and the page that lists them.
+
+use std::sync::Arc;
+
+use app::server::audit::{AuditLog, AuditRecord, Outcome};
+
+use crate::helpers::{TestApp, http};
+use crate::process::Process;
+
+fn records_in(path: &std::path::Path) -> Vec<AuditRecord> {
+    std::fs::read_to_string(path)
+        .expect("the audit log exists")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+#[tokio::test]
+async fn every_attempt_leaves_one_record_refused_ones_included() {
+    let file = std::env::temp_dir().join(format!("llmgw-audit-test-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&file);
+    let path = file.clone();
+    let app = TestApp::spawn_with(move |cx| {
+        cx.audit = Arc::new(AuditLog::new(Some(&path)).expect("opens"));
+    })
+    .await;
+    let node = app.lists().nodes[0].id.clone();
+    // A confirmed change of state, with one more header.
+    let confirmed = |state: &'static str, header: (&'static str, &'static str)| {
+        http()
+            .post(format!("{}/api/set_node_state", app.console))
+            .header(header.0, header.1)
+            .form(&[
+                ("node", node.clone()),
+                ("state", state.into()),
+                ("confirm", "yes".into()),
+            ])
+            .send()
+    };
+    // Done: a cordon by a user the proxy names.
+    let done = confirmed("cordoned", ("x-forwarded-user", "ana"))
+        .await
+        .expect("answers");
+    assert!(done.status().is_success());
+    // Refused by the handler: no confirmation.
+    let unconfirmed = app
+        .server_fn("set_node_state", &[("node", &node), ("state", "draining")])
+        .await;
+    assert_eq!(unconfirmed.status(), 428);
+    // Refused before any handler ran: another site sent it.
+    let foreign = confirmed("draining", ("sec-fetch-site", "cross-site"))
+        .await
+        .expect("answers");
+    assert_eq!(foreign.status(), 403);
+    // Refused input.
+    let bad = app
+        .server_fn("set_node_state", &[("node", "gpu\n01"), ("state", "ready")])
+        .await;
+    assert_eq!(bad.status(), 400);
+    // Reads are not attempts at a change.
+    assert!(app.server_fn("list_nodes", &[]).await.status().is_success());
+
+    let records = records_in(&file);
+    let summary: Vec<(Outcome, &str)> = records
+        .iter()
+        .map(|r| (r.outcome, r.action.as_str()))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (Outcome::Done, "set_node_state"),
+            (Outcome::Refused, "set_node_state"),
+            (Outcome::Refused, "set_node_state"),
+            (Outcome::Refused, "set_node_state"),
+        ]
+    );
+    assert_eq!(records[0].actor, "ana");
+    assert_eq!(records[0].user.as_deref(), Some("ana"));
+    assert_eq!(records[0].target["node"], node.as_str());
+    assert_eq!(records[0].target["state"], "cordoned");
+    assert!(
+        records[1].actor.starts_with("llmgw-console ("),
+        "{records:?}"
+    );
+    assert_eq!(records[1].peer.as_deref(), Some("127.0.0.1"));
+    assert!(
+        records[1]
+            .reason
+            .as_deref()
+            .unwrap_or_default()
+            .contains("confirmation"),
+        "{records:?}"
+    );
+    assert!(
+        records[2]
+            .reason
+            .as_deref()
+            .unwrap_or_default()
+            .contains("another site"),
+        "{records:?}"
+    );
+    // The forged line stays one JSON string, newline and all.
+    assert_eq!(records[3].target["node"], "gpu\n01");
+
+    // The page lists the same attempts, newest first.
+    let page = app.parsed("/audit").await;
+    let outcomes: Vec<String> = page
+        .all("table.audit tbody tr")
+        .into_iter()
+        .map(|row| page.cell(row, "Outcome"))
+        .collect();
+    assert_eq!(outcomes, ["refused", "refused", "refused", "done"]);
+    let _ = std::fs::remove_file(&file);
+}
+
+#[tokio::test]
+async fn a_collection_is_recorded_with_every_path() {
+    let app = TestApp::spawn().await;
+    let p = crate::actions::preview(&app, "").await;
+    let response = app
+        .server_fn(
+            "collect_weights",
+            &[("node", ""), ("token", &p.token), ("back", "/weights")],
+        )
+        .await;
+    assert!(response.status().is_success());
+    let records = app.context_audit();
+    let record = records.first().expect("a record");
+    let paths = record.target["paths"].as_array().expect("every path");
+    let expected: usize = p.orphans.iter().map(|o| o.paths.len()).sum();
+    assert_eq!(paths.len(), expected);
+    let first = &p.orphans[0];
+    assert!(
+        paths.contains(&serde_json::json!(format!(
+            "{}:{}",
+            first.node, first.paths[0]
+        ))),
+        "{paths:?}"
+    );
+    assert!(
+        record.target["token"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with('…'),
+        "the token is shortened"
+    );
+}
+
+#[tokio::test]
+async fn the_audit_is_written_whatever_the_log_filter_says() {
+    let console = Process::start(&["--demo", "--read-only", "--log", "warn"]).await;
+    let refused = http()
+        .post(format!("{}/api/set_node_state", console.url))
+        .form(&[("node", "gpu-l40s-01"), ("state", "ready")])
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(refused.status(), 403);
+    let log = console.stop();
+    let line = log
+        .lines()
+        .find(|l| l.contains(r#""action":"set_node_state""#))
+        .unwrap_or_else(|| panic!("no audit line in:\n{log}"));
+    assert!(line.contains(r#""outcome":"refused""#), "{line}");
+    assert!(line.contains("read-only"), "{line}");
+    assert!(
+        !log.contains(" INFO llmgw_console"),
+        "the filter still applies elsewhere"
+    );
+}

@@ -1,0 +1,145 @@
+//! Nothing is kept per request: confirmations and receipts are signed, so
+//! memory stays flat however many previews and actions arrive, and consoles
+//! that share a key behave as one behind a load balancer.
+
+use app::server::Confirmations;
+use app::server::confirmations::DEFAULT_TTL;
+use app::server::signing::Signer;
+use futures_util::{StreamExt, stream};
+
+use llmgw_console::startup::console_context;
+
+use crate::actions::preview;
+use crate::helpers::{TestApp, http, settings, spawn_console_from};
+use crate::process::Process;
+
+fn keyed(cx: &mut app::server::ConsoleContext, key: u8) {
+    cx.signer = Signer::new(&[key; 32]).expect("key");
+    cx.confirmations = Confirmations::new(cx.signer.clone(), DEFAULT_TTL);
+}
+
+#[tokio::test]
+async fn two_consoles_sharing_a_secret_behave_as_one() {
+    let a = TestApp::spawn_with(|cx| keyed(cx, 7)).await;
+    // A second console in front of the same admin API with the same key,
+    // and a third with another.
+    let beside = |key| {
+        let mut cx = console_context(&settings(), &a.admin_api).expect("valid settings");
+        keyed(&mut cx, key);
+        spawn_console_from(cx)
+    };
+    let (b, other) = (beside(7), beside(8));
+
+    // Preview on A...
+    let p = preview(&a, "").await;
+    // ...a console with another key does not believe it...
+    let refused = http()
+        .post(format!("{other}/api/collect_weights"))
+        .form(&[("node", ""), ("token", &p.token), ("back", "/weights")])
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(refused.status(), 409);
+    // ...confirm on B...
+    let done = http()
+        .post(format!("{b}/api/collect_weights"))
+        .form(&[("node", ""), ("token", &p.token), ("back", "/weights")])
+        .send()
+        .await
+        .expect("answers");
+    assert!(done.status().is_success(), "{}", done.status());
+    let location = done.headers()["location"]
+        .to_str()
+        .expect("ascii")
+        .to_string();
+    // ...and the receipt shows on A.
+    let page = a.parsed(&location).await;
+    assert_eq!(
+        page.text("section.receipt h2"),
+        "Collect orphaned weights on every node"
+    );
+    assert_eq!(a.simulator.audit().len(), 1, "one collection reached llmgw");
+    // The other key's console shows no receipt for it.
+    let elsewhere = crate::helpers::fetch_page(&other, &location).await;
+    assert!(
+        !elsewhere.contains("class=\"receipt"),
+        "a receipt it never signed"
+    );
+}
+
+#[tokio::test]
+async fn a_receipt_cannot_be_forged_or_edited() {
+    let app = TestApp::spawn().await;
+    let node = app.lists().nodes[0].id.clone();
+    let done = app
+        .server_fn(
+            "set_node_state",
+            &[("node", &node), ("state", "ready"), ("back", "/nodes")],
+        )
+        .await;
+    let location = done.headers()["location"]
+        .to_str()
+        .expect("ascii")
+        .to_string();
+    assert!(app.parsed(&location).await.has("section.receipt"));
+    let receipt = location.split("receipt=").nth(1).expect("a receipt");
+    let (payload, tag) = receipt.split_once('.').expect("signed");
+    let mut edited = payload.to_string();
+    edited.replace_range(0..1, if edited.starts_with('e') { "f" } else { "e" });
+    for forged in [
+        format!("{edited}.{tag}"),
+        payload.to_string(),
+        "made-up".to_string(),
+    ] {
+        let page = app.parsed(&format!("/nodes?receipt={forged}")).await;
+        assert!(!page.has("section.receipt"), "{forged}");
+    }
+}
+
+/// Memory after `n` more previews and uncordons, sent eight at a time.
+async fn after_requests(console: &Process, n: usize) -> u64 {
+    let http = http();
+    stream::iter(0..n)
+        .map(|i| {
+            let http = http.clone();
+            let url = console.url.clone();
+            async move {
+                let (name, form): (&str, Vec<(&str, &str)>) = if i % 2 == 0 {
+                    ("preview_collect", vec![("node", "")])
+                } else {
+                    (
+                        "set_node_state",
+                        vec![("node", "gpu-l40s-01"), ("state", "ready")],
+                    )
+                };
+                let r = http
+                    .post(format!("{url}/api/{name}"))
+                    .form(&form)
+                    .send()
+                    .await
+                    .expect("answers");
+                assert!(r.status().is_success(), "{name}: {}", r.status());
+            }
+        })
+        .buffer_unordered(8)
+        .collect::<Vec<()>>()
+        .await;
+    console.rss_kib()
+}
+
+#[tokio::test]
+async fn memory_stays_flat_under_ten_thousand_previews_and_actions() {
+    // The admin API in its own process, so that its own growth (it records
+    // every change) is not counted as the console's.
+    let simulator = Process::simulator().await;
+    let console = Process::start(&["--admin-api", &simulator.url, "--log", "warn"]).await;
+    let warm = after_requests(&console, 1_000).await;
+    let after = after_requests(&console, 10_000).await;
+    let grown = after.saturating_sub(warm);
+    // A kept preview holds the path set of the demo cluster's orphans: ten
+    // thousand of them would be several MiB; signed ones are nothing.
+    assert!(
+        grown < 4 * 1024,
+        "resident memory grew by {grown} KiB (from {warm} KiB) over 10,000 requests"
+    );
+}

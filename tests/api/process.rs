@@ -1,0 +1,103 @@
+//! The release binary run as operators run it, for what only a separate
+//! process shows: its log on stderr, its memory.
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::helpers::free_port;
+
+/// A running `llmgw-console`, stopped when dropped.
+pub struct Process {
+    child: Child,
+    pub url: String,
+    /// Where its stderr goes: a file, so that a long run never blocks on a
+    /// full pipe.
+    log: std::path::PathBuf,
+}
+
+impl Process {
+    /// Starts the console with `args` on a free port and waits until it
+    /// answers `/healthz`.
+    pub async fn start(args: &[&str]) -> Self {
+        let process = Self::spawn(args);
+        let http = crate::helpers::http();
+        let healthz = format!("{}/healthz", process.url);
+        process
+            .wait_until(async || {
+                http.get(&healthz)
+                    .send()
+                    .await
+                    .is_ok_and(|r| r.status().is_success())
+            })
+            .await
+    }
+
+    /// The simulated admin API alone, as `llmgw-console simulate` serves it.
+    pub async fn simulator() -> Self {
+        let process = Self::spawn(&["simulate", "--log", "warn"]);
+        let addr = process.url.trim_start_matches("http://").to_string();
+        process
+            .wait_until(async || std::net::TcpStream::connect(&addr).is_ok())
+            .await
+    }
+
+    fn spawn(args: &[&str]) -> Self {
+        let listen = format!("127.0.0.1:{}", free_port());
+        let log = std::env::temp_dir().join(format!(
+            "llmgw-console-test-{}.log",
+            listen.replace(':', "-")
+        ));
+        let stderr = std::fs::File::create(&log).expect("a log file");
+        let child = Command::new(env!("CARGO_BIN_EXE_llmgw-console"))
+            .args(args)
+            .args(["--listen", &listen])
+            .current_dir(std::env::temp_dir())
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .expect("the binary starts");
+        Self {
+            child,
+            url: format!("http://{listen}"),
+            log,
+        }
+    }
+
+    async fn wait_until(self, ready: impl AsyncFn() -> bool) -> Self {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if ready().await {
+                return self;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let url = self.url.clone();
+        panic!("{url} did not start:\n{}", self.stop());
+    }
+
+    /// Resident memory, in KiB, from /proc.
+    pub fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("/proc is readable");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmRSS in /proc")
+    }
+
+    /// Stops the process and returns everything it wrote to stderr.
+    pub fn stop(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.log);
+    }
+}
