@@ -41,3 +41,23 @@ test('when the admin API goes away the last data stays, marked stale, and recove
   await expect(page.locator('.live-status')).not.toContainText('stale');
   await expect(page.locator(`tr[data-node="${first}"]`)).toBeVisible();
 });
+
+test('an admin API that answers errors keeps the last data on screen, marked stale, until it recovers', async ({ page }, testInfo) => {
+  test.skip(!hydrated(testInfo), 'without JavaScript the page does not refresh itself');
+  const sim = testInfo.project.metadata.simulator as string;
+  const fault = (body: object) =>
+    fetch(`${sim}/_simulator/fault`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  await page.goto('/nodes');
+  await waitForHydration(page);
+  await expect(page.locator('.live-status')).toContainText('updated');
+  const first = await page.locator('tbody tr[data-node]').first().getAttribute('data-node');
+
+  expect((await fault({ fault: 'error-envelope' })).status).toBe(204);
+  await expect(page.locator('.live-status')).toContainText('stale');
+  await expect(page.getByRole('alert')).toContainText("the control plane's store is unavailable");
+  await expect(page.locator(`.stale-data tr[data-node="${first}"]`)).toBeVisible();
+
+  expect((await fault({ fault: 'none' })).status).toBe(204);
+  await expect(page.getByRole('alert')).toHaveCount(0, { timeout: 15_000 });
+  await expect(page.locator(`tr[data-node="${first}"]`)).toBeVisible();
+});
