@@ -7,7 +7,7 @@ SHELL := /bin/bash
 RUN := ./scripts/with-toolchain.sh
 BIN := target/release/llmgw-console
 
-.PHONY: demo dev test setup build lint fmt unit e2e clean
+.PHONY: demo dev test setup build lint fmt unit e2e bench clean
 
 ## demo: build everything and run the console on the built-in demo cluster
 demo: build
@@ -56,6 +56,11 @@ unit: build
 ## e2e: Playwright against the release binary in headless Chromium
 e2e: build
 	cd end2end && npx playwright test
+
+## bench: every figure of the console beside its budget (scripts/bench.mjs;
+## one part alone: make bench PART=sizes)
+bench: build
+	node scripts/bench.mjs $(PART)
 
 clean:
 	rm -rf target end2end/test-results

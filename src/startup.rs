@@ -3,11 +3,13 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use app::admin_api::AdminApiClient;
 use app::server::audit::AuditLog;
 use app::server::confirmations::DEFAULT_TTL;
 use app::server::signing::Signer;
+use app::server::snapshots::Snapshots;
 use app::server::{Confirmations, ConsoleContext};
 use app::ui_settings::UiSettings;
 use tokio::net::TcpListener;
@@ -35,8 +37,13 @@ pub fn console_context(settings: &Settings, admin_api: &str) -> Result<ConsoleCo
         }
         None => Signer::random()?,
     };
+    let client = Arc::new(client);
     Ok(ConsoleContext {
-        admin_api: Arc::new(client),
+        snapshots: Arc::new(Snapshots::new(
+            client.clone(),
+            Duration::from_secs(settings.refresh_seconds),
+        )),
+        admin_api: client,
         ui,
         actor_header: settings.actor_header.clone(),
         trusted_proxies: settings.trusted_proxies.clone(),

@@ -37,6 +37,11 @@ function simulator(testInfo: TestInfo): string {
   return testInfo.project.metadata.simulator as string;
 }
 
+/** The console shares each answer of the admin API for one refresh period
+ * (`--refresh-seconds 1` here): a change made behind its back shows after it. */
+const PERIOD_MS = 1100;
+export const afterOnePeriod = () => new Promise((resolve) => setTimeout(resolve, PERIOD_MS));
+
 /** Every test starts from the simulator's starting cluster, so that each
  * passes alone and in any order. */
 export const test = base.extend<{ freshCluster: void }>({
@@ -44,6 +49,7 @@ export const test = base.extend<{ freshCluster: void }>({
     async ({}, use, testInfo) => {
       const response = await fetch(`${simulator(testInfo)}/_simulator/reset`, { method: 'POST' });
       expect(response.status).toBe(204);
+      await afterOnePeriod();
       await use();
     },
     { auto: true },
@@ -84,6 +90,7 @@ export async function setNodeStateInSimulator(testInfo: TestInfo, node: string, 
     body: JSON.stringify({ state }),
   });
   expect(response.status).toBe(200);
+  await afterOnePeriod();
 }
 
 /** Collects orphaned weights on `node` straight from the admin API, as
@@ -95,6 +102,7 @@ export async function collectInSimulator(testInfo: TestInfo, node: string) {
     body: JSON.stringify({ node }),
   });
   expect(response.status).toBe(200);
+  await afterOnePeriod();
 }
 
 /** Waits until the page has hydrated, so that clicks reach Leptos. */

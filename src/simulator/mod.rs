@@ -2,6 +2,7 @@
 //! server every test talks to. It serves the same wire types the console's
 //! client decodes, so the two cannot drift apart unnoticed.
 
+pub mod calls;
 pub mod cluster;
 pub mod default_cluster;
 pub mod faults;
@@ -11,6 +12,7 @@ pub mod routes;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use calls::Calls;
 pub use cluster::{AuditEntry, Cluster, SimError};
 use faults::{Fault, Faults, FaultyListener};
 use tokio::net::TcpListener;
@@ -22,6 +24,7 @@ pub struct Simulator {
     /// Builds the cluster as it was at the start, for [`Self::reset`].
     build: Arc<dyn Fn() -> Cluster + Send + Sync>,
     faults: Faults,
+    calls: Calls,
 }
 
 impl Simulator {
@@ -31,6 +34,7 @@ impl Simulator {
             cluster: Arc::new(Mutex::new(build())),
             build: Arc::new(build),
             faults: Faults::default(),
+            calls: Calls::default(),
         }
     }
 
@@ -44,6 +48,11 @@ impl Simulator {
     pub fn reset(&self) {
         *self.cluster() = (self.build)();
         self.faults.set(Fault::None, None);
+    }
+
+    /// How many times each admin API path was asked for.
+    pub fn calls(&self) -> &Calls {
+        &self.calls
     }
 
     /// The switch that makes this admin API fail on purpose.

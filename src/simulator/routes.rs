@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 
+use super::calls;
 use super::faults::{self, FaultRequest};
 use super::{SimError, Simulator};
 
@@ -49,9 +50,17 @@ pub fn router(sim: Simulator) -> Router {
             ),
         )
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such endpoint".into()) })
+        .route(
+            "/_simulator/calls",
+            get(|State(sim): State<Simulator>| async move { Json(sim.calls().counts()) }),
+        )
         .layer(axum::middleware::from_fn_with_state(
             sim.clone(),
             faults::apply,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            sim.clone(),
+            calls::count,
         ))
         .with_state(sim)
 }

@@ -9,6 +9,10 @@ use app::admin_api::client::REQUEST_TIMEOUT;
 use llmgw_console::simulator::faults::Fault;
 
 use crate::helpers::TestApp;
+
+/// A little more than the test console's refresh period, for which one
+/// answer (or failure) of the admin API is shared.
+const PERIOD: Duration = Duration::from_millis(1100);
 use crate::html::Page;
 
 /// The nodes page during `fault`, how long it took, and the page after.
@@ -25,7 +29,7 @@ async fn through(fault: Fault) -> (Page, Duration, Page) {
     // Recovery is the console's own: no restart, just the next request (a
     // stopped listener takes a moment to listen again).
     let mut after = app.parsed("/nodes").await;
-    for _ in 0..20 {
+    for _ in 0..40 {
         if after.has("tr[data-node]") {
             break;
         }
@@ -102,7 +106,9 @@ async fn flapping_never_shows_an_error_as_data() {
     let app = TestApp::spawn().await;
     app.simulator.faults().set(Fault::Flapping, None);
     let (mut failed, mut served) = (0, 0);
-    for _ in 0..6 {
+    for _ in 0..4 {
+        // One answer is shared for a period; the next period asks again.
+        tokio::time::sleep(PERIOD).await;
         let page = app.parsed("/nodes").await;
         if page.has(".error-panel") {
             assert!(!page.has("tr[data-node]"));
@@ -157,6 +163,7 @@ async fn a_node_page_whose_explanations_partly_failed_says_what_is_missing() {
     assert!(warning.contains(&model), "{warning}");
     assert!(warning.contains("500"), "{warning}");
     faults.set(Fault::None, None);
+    tokio::time::sleep(PERIOD).await;
     let page = app.parsed(&app::urls::node(&node)).await;
     assert!(!page.has(".partial"));
 }

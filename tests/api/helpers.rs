@@ -53,7 +53,9 @@ pub fn settings() -> Settings {
     Settings {
         listen: SocketAddr::from(([127, 0, 0, 1], 0)),
         admin_api: None,
-        refresh_seconds: 5,
+        // Lists are shared for one period; a short one lets a test see a
+        // change made behind the console's back after a second.
+        refresh_seconds: 1,
         read_only: false,
         actor_header: Some(axum::http::HeaderName::from_static("x-forwarded-user")),
         trusted_proxies: vec!["127.0.0.0/8".parse().expect("cidr")],

@@ -17,3 +17,4 @@ mod module_layout;
 mod nodes_page;
 mod pages;
 mod resilience;
+mod shared_poll;

@@ -12,6 +12,7 @@ use leptos::prelude::use_context;
 use super::Confirmations;
 use super::audit::{AuditLog, Draft};
 use super::signing::Signer;
+use super::snapshots::Snapshots;
 use crate::admin_api::{Actor, AdminApiClient, ChangeAuthorized, ChangePolicy, Identity};
 use crate::audit_record::Outcome;
 use crate::error::ConsoleError;
@@ -20,6 +21,8 @@ use crate::ui_settings::UiSettings;
 #[derive(Clone, Debug)]
 pub struct ConsoleContext {
     pub admin_api: Arc<AdminApiClient>,
+    /// The lists every page reads, polled once for every viewer.
+    pub snapshots: Arc<Snapshots>,
     pub ui: UiSettings,
     /// The header an authenticating proxy in front of the console sets to the
     /// operator's name.
@@ -53,7 +56,7 @@ impl ConsoleContext {
         )
     }
 
-    /// The name sent to llmgw with a read.
+    /// The name llmgw records beside a change this request makes.
     pub fn actor(&self) -> Actor {
         self.identity().actor()
     }

@@ -10,6 +10,7 @@ pub mod context;
 pub mod csp;
 pub mod input;
 pub mod signing;
+pub mod snapshots;
 
 pub use confirmations::Confirmations;
 pub use context::ConsoleContext;

@@ -39,30 +39,33 @@ mod ssr {
 
     pub async fn list_models() -> Result<Vec<ModelView>, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        Ok(cx.admin_api.list_models(&cx.actor()).await?)
+        Ok(cx.snapshots.models().await?.to_vec())
     }
 
     pub async fn list_replicas(model: String) -> Result<Vec<ReplicaView>, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        let model = Some(model.as_str()).filter(|m| !m.is_empty());
-        Ok(cx.admin_api.list_replicas(&cx.actor(), model).await?)
+        let replicas = cx.snapshots.replicas().await?;
+        Ok(replicas
+            .iter()
+            .filter(|r| model.is_empty() || r.model == model)
+            .cloned()
+            .collect())
     }
 
     pub async fn cluster_overview() -> Result<ClusterSnapshot, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        let actor = cx.actor();
-        let api = &cx.admin_api;
+        let lists = &cx.snapshots;
         let (nodes, models, replicas, orphans) = tokio::join!(
-            api.list_nodes(&actor),
-            api.list_models(&actor),
-            api.list_replicas(&actor, None),
-            api.list_orphans(&actor),
+            lists.nodes(),
+            lists.models(),
+            lists.replicas(),
+            lists.orphans(),
         );
         Ok(ClusterSnapshot {
-            nodes: nodes?,
-            models: models?,
-            replicas: replicas?,
-            orphans: orphans?,
+            nodes: nodes?.to_vec(),
+            models: models?.to_vec(),
+            replicas: replicas?.to_vec(),
+            orphans: orphans?.to_vec(),
         })
     }
 }

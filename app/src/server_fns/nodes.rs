@@ -66,25 +66,21 @@ mod ssr {
 
     pub async fn list_nodes() -> Result<Vec<NodeView>, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        Ok(cx.admin_api.list_nodes(&cx.actor()).await?)
+        Ok(cx.snapshots.nodes().await?.to_vec())
     }
 
     pub async fn node_report(id: String) -> Result<NodeReport, ConsoleError> {
         input::name("node id", &id)?;
         let cx = ConsoleContext::current()?;
-        let actor = cx.actor();
-        let api = &cx.admin_api;
-        let (nodes, models, replicas) = tokio::join!(
-            api.list_nodes(&actor),
-            api.list_models(&actor),
-            api.list_replicas(&actor, None),
-        );
+        let lists = &cx.snapshots;
+        let (nodes, models, replicas) =
+            tokio::join!(lists.nodes(), lists.models(), lists.replicas());
         let (nodes, models, replicas) = (nodes?, models?, replicas?);
         let names: Vec<String> = models.iter().map(|m| m.name.clone()).collect();
         let explains: Vec<_> = stream::iter(names)
-            .map(|name| {
-                let actor = actor.clone();
-                async move { (name.clone(), api.explain_placement(&actor, &name).await) }
+            .map(|name| async move {
+                let explain = lists.explain(&name).await;
+                (name, explain)
             })
             .buffered(EXPLAIN_CONCURRENCY)
             .collect()
@@ -101,17 +97,26 @@ mod ssr {
                     continue;
                 }
             };
-            rejections.extend(explain.rejections.into_iter().filter(|r| r.node == id).map(
-                |rejection| NodeRejection {
-                    model: model.clone(),
-                    rejection,
-                },
-            ));
+            rejections.extend(
+                explain
+                    .rejections
+                    .iter()
+                    .filter(|r| r.node == id)
+                    .cloned()
+                    .map(|rejection| NodeRejection {
+                        model: model.clone(),
+                        rejection,
+                    }),
+            );
         }
         Ok(NodeReport {
             drain: drain_preview(&id, &models, &replicas),
-            node: nodes.into_iter().find(|n| n.id == id),
-            replicas: replicas.into_iter().filter(|r| runs_on(r, &id)).collect(),
+            node: nodes.iter().find(|n| n.id == id).cloned(),
+            replicas: replicas
+                .iter()
+                .filter(|r| runs_on(r, &id))
+                .cloned()
+                .collect(),
             rejections,
             unexplained,
         })
@@ -139,6 +144,7 @@ mod ssr {
             return Err(ConsoleError::ConfirmationMissing);
         }
         let outcome = cx.admin_api.set_node_state(&change, node, state).await;
+        cx.snapshots.changed();
         let receipt = match outcome {
             Ok(change) => Receipt {
                 action,

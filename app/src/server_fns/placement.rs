@@ -30,19 +30,22 @@ mod ssr {
     pub async fn explain_placement(model: String) -> Result<PlacementReport, ConsoleError> {
         input::name("model name", &model)?;
         let cx = ConsoleContext::current()?;
-        let actor = cx.actor();
-        let api = &cx.admin_api;
+        let lists = &cx.snapshots;
         let (explain, models, replicas, nodes) = tokio::join!(
-            api.explain_placement(&actor, &model),
-            api.list_models(&actor),
-            api.list_replicas(&actor, Some(&model)),
-            api.list_nodes(&actor),
+            lists.explain(&model),
+            lists.models(),
+            lists.replicas(),
+            lists.nodes(),
         );
         Ok(PlacementReport {
-            explain: explain?,
-            model: models?.into_iter().find(|m| m.name == model),
-            replicas: replicas?,
-            nodes: nodes?,
+            explain: explain?.as_ref().clone(),
+            model: models?.iter().find(|m| m.name == model).cloned(),
+            replicas: replicas?
+                .iter()
+                .filter(|r| r.model == model)
+                .cloned()
+                .collect(),
+            nodes: nodes?.to_vec(),
         })
     }
 }

@@ -64,14 +64,20 @@ mod ssr {
 
     pub async fn list_orphans() -> Result<Vec<OrphanView>, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        Ok(cx.admin_api.list_orphans(&cx.actor()).await?)
+        Ok(cx.snapshots.orphans().await?.to_vec())
     }
 
-    fn in_scope(orphans: Vec<OrphanView>, node: &str) -> Vec<OrphanView> {
-        orphans
-            .into_iter()
+    /// What a collection on `node` (empty: every node) would ask for, as
+    /// the admin API lists it now.
+    async fn in_scope(cx: &ConsoleContext, node: &str) -> Result<Vec<OrphanView>, ConsoleError> {
+        Ok(cx
+            .snapshots
+            .orphans_now()
+            .await?
+            .iter()
             .filter(|o| !o.paths.is_empty() && (node.is_empty() || o.node == node))
-            .collect()
+            .cloned()
+            .collect())
     }
 
     pub async fn preview_collect(node: String) -> Result<(), ConsoleError> {
@@ -79,7 +85,7 @@ mod ssr {
         let cx = ConsoleContext::current()?;
         // A confirmation is only handed out where a collection may run.
         cx.authorize_change()?;
-        let orphans = in_scope(cx.admin_api.list_orphans(&cx.actor()).await?, &node);
+        let orphans = in_scope(&cx, &node).await?;
         let token = cx
             .confirmations
             .issue(&node, &path_set(&orphans), unix_now())?;
@@ -93,7 +99,7 @@ mod ssr {
     ) -> Result<CollectPreview, ConsoleError> {
         input::optional_name("node id", &node)?;
         let cx = ConsoleContext::current()?;
-        let orphans = in_scope(cx.admin_api.list_orphans(&cx.actor()).await?, &node);
+        let orphans = in_scope(&cx, &node).await?;
         let verified = cx
             .confirmations
             .verify(&token, &node, &path_set(&orphans), unix_now())?;
@@ -120,9 +126,8 @@ mod ssr {
         let action = format!("Collect orphaned weights on {scope}");
         cx.audit_describe(&action);
         let change = cx.authorize_change()?;
-        let actor = change.actor();
         // What would be deleted now must be exactly what was confirmed.
-        let current = path_set(&in_scope(cx.admin_api.list_orphans(actor).await?, &node));
+        let current = path_set(&in_scope(&cx, &node).await?);
         cx.audit_target(
             "paths",
             current
@@ -132,7 +137,9 @@ mod ssr {
         );
         cx.confirmations
             .redeem(&token, &node, &current, unix_now())?;
-        let receipt = match cx.admin_api.collect_weights(&change, scope_node).await {
+        let outcome = cx.admin_api.collect_weights(&change, scope_node).await;
+        cx.snapshots.changed();
+        let receipt = match outcome {
             Ok(results) => {
                 let mut lines = Vec::new();
                 let mut failed_lines = Vec::new();

@@ -1,0 +1,195 @@
+// The console's figures beside their budgets (issue: fast at any size and
+// any number of viewers). Run by `make bench`; each part alone with
+// `node scripts/bench.mjs PART` (sizes, pages, viewers, latency, memory).
+// It starts its own simulated admin APIs and consoles from the release
+// binary on free ports, and stops them when done. Node is what the
+// end-to-end suite already installs; nothing else is needed.
+
+import { spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '..');
+// LLMGW_BENCH_BIN measures another build (an older commit's, for a before
+// and after).
+const BIN = process.env.LLMGW_BENCH_BIN ?? resolve(ROOT, 'target/release/llmgw-console');
+const children = [];
+
+function freePort() {
+  return new Promise((ok) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
+  });
+}
+
+/** GET or POST `url`; resolves with status, raw (still encoded) byte count and timing. */
+function request(url, { method = 'GET', headers = {}, body } = {}) {
+  return new Promise((ok, fail) => {
+    const started = performance.now();
+    const req = http.request(url, { method, headers, agent: false }, (res) => {
+      let bytes = 0;
+      res.on('data', (chunk) => (bytes += chunk.length));
+      res.on('end', () => ok({ status: res.statusCode, bytes, ms: performance.now() - started, headers: res.headers }));
+    });
+    req.on('error', fail);
+    if (body) req.write(body);
+    req.end();
+  });
+}
+
+async function waitFor(url) {
+  for (let i = 0; i < 400; i++) {
+    try {
+      if ((await request(url)).status < 500) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+/** A simulated admin API of `nodes` nodes (the demo cluster when 0). */
+async function simulator(nodes) {
+  const port = await freePort();
+  const args = ['simulate', '--listen', `127.0.0.1:${port}`, '--log', 'warn'];
+  if (nodes) args.push('--nodes', String(nodes), '--models', String(Math.max(1, nodes / 5)), '--seed', '7');
+  children.push(spawn(BIN, args, { stdio: 'ignore' }));
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/api/v1/models`);
+  return url;
+}
+
+async function consoleFor(adminApi) {
+  const port = await freePort();
+  const child = spawn(BIN, ['--admin-api', adminApi, '--listen', `127.0.0.1:${port}`, '--log', 'warn'], { stdio: 'ignore' });
+  children.push(child);
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/healthz`);
+  return { url, pid: child.pid };
+}
+
+function stopAll() {
+  for (const c of children.splice(0)) c.kill();
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const kb = (n) => `${(n / 1000).toFixed(1)} KB`;
+const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
+let failures = 0;
+
+/** One line: the figure, its budget, and whether it is within it. */
+function report(figure, value, budget, within) {
+  const verdict = within === undefined ? '' : within ? 'ok' : 'OVER';
+  if (within === false) failures++;
+  console.log(`${figure.padEnd(58)} ${String(value).padStart(14)}   budget ${budget.padEnd(10)} ${verdict}`);
+}
+
+async function sizes() {
+  const binary = statSync(BIN).size;
+  report('release binary', mb(binary), '≤ 15 MB', binary <= 15e6);
+  const sim = await simulator(0);
+  const { url } = await consoleFor(sim);
+  const br = { 'accept-encoding': 'br' };
+  const page = await request(`${url}/nodes`, { headers: br });
+  const html = (await new Promise((ok) => http.get(`${url}/nodes`, (res) => {
+    let text = '';
+    res.on('data', (c) => (text += c));
+    res.on('end', () => ok(text));
+  })));
+  const assets = [...new Set([...html.matchAll(/(?:href|src|import\()\s*=?\s*["'](\/pkg\/[^"']+)["']/g)].map((m) => m[1]))];
+  assets.push('/pkg/llmgw-console.wasm');
+  let total = page.bytes;
+  let wasm = 0;
+  for (const asset of new Set(assets)) {
+    const r = await request(`${url}${asset}`, { headers: br });
+    total += r.bytes;
+    if (asset.endsWith('.wasm')) wasm = r.bytes;
+  }
+  report('first load of /nodes, brotli (page, JS, CSS, WASM)', kb(total), '≤ 200 KB', total <= 200e3);
+  report('WASM, brotli', kb(wasm), '≤ 170 KB', wasm <= 170e3);
+  report(`/nodes page alone (${page.headers['content-encoding'] ?? 'uncompressed'})`, kb(page.bytes), '');
+  stopAll();
+}
+
+async function pages() {
+  for (const nodes of [100, 1000, 5000]) {
+    const sim = await simulator(nodes);
+    const { url } = await consoleFor(sim);
+    for (const path of ['/', '/nodes', '/models', '/replicas', '/weights']) {
+      const times = [];
+      for (let i = 0; i < 15; i++) times.push((await request(`${url}${path}`)).ms);
+      const ms = median(times);
+      report(`server time of ${path} at ${nodes} nodes, median`, `${ms.toFixed(1)} ms`, '≤ 20 ms', ms <= 20);
+    }
+    stopAll();
+  }
+}
+
+/** Upstream calls per list while 100 viewers load /nodes at once. */
+async function viewers() {
+  const sim = await simulator(1000);
+  const { url } = await consoleFor(sim);
+  const before = await callCounts(sim);
+  await Promise.all(Array.from({ length: 100 }, () => request(`${url}/nodes`)));
+  const after = await callCounts(sim);
+  const nodes = (after['/api/v1/nodes'] ?? 0) - (before['/api/v1/nodes'] ?? 0);
+  report('upstream calls for /api/v1/nodes, 100 concurrent viewers', nodes, '≤ 1', nodes <= 1);
+  stopAll();
+}
+
+async function callCounts(sim) {
+  return new Promise((ok) => http.get(`${sim}/_simulator/calls`, (res) => {
+    let text = '';
+    res.on('data', (c) => (text += c));
+    res.on('end', () => ok(JSON.parse(text)));
+  }));
+}
+
+/** p50 of the node list through the console against the admin API directly. */
+async function latency() {
+  const sim = await simulator(1000);
+  const { url } = await consoleFor(sim);
+  const direct = [];
+  const through = [];
+  for (let i = 0; i < 100; i++) {
+    direct.push((await request(`${sim}/api/v1/nodes`)).ms);
+    through.push((await request(`${url}/api/list_nodes`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' })).ms);
+  }
+  const added = median(through) - median(direct);
+  report('list of 1,000 nodes: added latency through the console, p50', `${added.toFixed(2)} ms`, '≤ 0.3 ms', added <= 0.3);
+  report('  (direct p50, through p50)', `${median(direct).toFixed(2)} / ${median(through).toFixed(2)} ms`, '');
+  stopAll();
+}
+
+function rssOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) * 1024;
+}
+
+async function memory() {
+  const sim = await simulator(1000);
+  const { url, pid } = await consoleFor(sim);
+  for (let round = 0; round < 3; round++) {
+    await Promise.all(Array.from({ length: 100 }, () => request(`${url}/nodes`)));
+  }
+  const rss = rssOf(pid);
+  report('console RSS at 1,000 nodes after 100 concurrent viewers ×3', mb(rss), '≤ 40 MB', rss <= 40e6);
+  stopAll();
+}
+
+const PARTS = { sizes, pages, viewers, latency, memory };
+const chosen = process.argv.slice(2);
+process.on('exit', stopAll);
+for (const name of chosen.length ? chosen : Object.keys(PARTS)) {
+  if (!PARTS[name]) {
+    console.error(`bench: no part named ${name}; the parts are ${Object.keys(PARTS).join(', ')}`);
+    process.exit(2);
+  }
+  console.log(`# ${name}`);
+  await PARTS[name]();
+}
+console.log(failures ? `${failures} figure(s) over budget` : 'every figure within its budget');
