@@ -125,6 +125,15 @@ async function pages() {
       const ms = median(times);
       report(`server time of ${path} at ${nodes} nodes, median`, `${ms.toFixed(1)} ms`, '≤ 20 ms', ms <= 20);
     }
+    // What a browser gets: the same page, compressed on the way out.
+    const br = [];
+    let bytes = 0;
+    for (let i = 0; i < 7; i++) {
+      const r = await request(`${url}/nodes`, { headers: { 'accept-encoding': 'br' } });
+      br.push(r.ms);
+      bytes = r.bytes;
+    }
+    report(`  /nodes at ${nodes} nodes with brotli: size, time`, `${kb(bytes)}, ${median(br).toFixed(1)} ms`, '');
     stopAll();
   }
 }

@@ -14,6 +14,7 @@ use axum::routing::get;
 use leptos::prelude::{LeptosOptions, provide_context};
 use leptos_axum::{LeptosRoutes, generate_route_list};
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::compression::CompressionLayer;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::timeout::TimeoutLayer;
@@ -112,6 +113,9 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts) -> Router {
             StatusCode::GATEWAY_TIMEOUT,
             Duration::from_secs(40),
         ))
+        // Pages and server function answers, brotli or gzip as the browser
+        // asks; embedded assets are already compressed and pass through.
+        .layer(CompressionLayer::new())
         .layer(header_layer(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .layer(header_layer(header::REFERRER_POLICY, "same-origin"))
         .layer(header_layer(header::X_FRAME_OPTIONS, "DENY"))

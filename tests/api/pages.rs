@@ -486,3 +486,34 @@ async fn an_unknown_path_is_a_404_page_in_the_layout() {
     assert_eq!(page.text("h1"), "Not found");
     assert_eq!(page.text("header .brand"), "llmgw console");
 }
+
+#[tokio::test]
+async fn pages_and_answers_are_compressed_as_the_browser_asks() {
+    let app = TestApp::spawn().await;
+    let plain = app.page("/nodes").await;
+    for (accept, encoding) in [("br", "br"), ("gzip", "gzip"), ("br, gzip", "br")] {
+        let page = app
+            .http
+            .get(format!("{}/nodes", app.console))
+            .header("accept-encoding", accept)
+            .send()
+            .await
+            .expect("answers");
+        assert_eq!(page.headers()["content-encoding"], encoding, "{accept}");
+        let bytes = page.bytes().await.expect("body");
+        assert!(
+            bytes.len() * 3 < plain.len(),
+            "{accept}: {} of {}",
+            bytes.len(),
+            plain.len()
+        );
+        let answer = app
+            .http
+            .post(format!("{}/api/list_nodes", app.console))
+            .header("accept-encoding", accept)
+            .send()
+            .await
+            .expect("answers");
+        assert_eq!(answer.headers()["content-encoding"], encoding, "{accept}");
+    }
+}
