@@ -517,3 +517,35 @@ async fn pages_and_answers_are_compressed_as_the_browser_asks() {
         assert_eq!(answer.headers()["content-encoding"], encoding, "{accept}");
     }
 }
+
+#[tokio::test]
+async fn the_explain_answer_carries_only_the_nodes_its_rejections_name() {
+    let app = TestApp::spawn().await;
+    let lists = app.lists();
+    let explain = lists
+        .explains
+        .iter()
+        .find(|e| !e.rejections.is_empty())
+        .expect("a model with rejections");
+    let response = app
+        .server_fn("explain_placement", &[("model", &explain.model)])
+        .await;
+    assert_eq!(response.status(), 200);
+    let report: app::server_fns::placement::PlacementReport =
+        response.json().await.expect("a report");
+    let sent: std::collections::BTreeSet<String> =
+        report.nodes.iter().map(|n| n.id.clone()).collect();
+    // Every listed node a rejection names, and no other.
+    let named: std::collections::BTreeSet<String> = lists
+        .nodes
+        .iter()
+        .filter(|n| explain.rejections.iter().any(|r| r.node == n.id))
+        .map(|n| n.id.clone())
+        .collect();
+    assert!(!named.is_empty());
+    assert_eq!(sent, named);
+    assert!(
+        sent.len() < lists.nodes.len(),
+        "the demo cluster has others"
+    );
+}

@@ -13,6 +13,7 @@ pub struct PlacementReport {
     /// `None` when the catalog no longer lists the model.
     pub model: Option<ModelView>,
     pub replicas: Vec<ReplicaView>,
+    /// The nodes the rejections name, with their live state.
     pub nodes: Vec<NodeView>,
 }
 
@@ -23,6 +24,8 @@ pub async fn explain_placement(model: String) -> Result<PlacementReport, Console
 
 #[cfg(feature = "ssr")]
 mod ssr {
+    use std::collections::HashSet;
+
     use super::*;
     use crate::server::ConsoleContext;
     use crate::server::input;
@@ -37,15 +40,23 @@ mod ssr {
             lists.replicas(),
             lists.nodes(),
         );
+        let explain = explain?;
+        // Only the nodes its rejections name: at thousands of nodes, the
+        // rest would be most of the answer and of no use to the page.
+        let named: HashSet<&str> = explain.rejections.iter().map(|r| r.node.as_str()).collect();
         Ok(PlacementReport {
-            explain: explain?.as_ref().clone(),
             model: models?.iter().find(|m| m.name == model).cloned(),
             replicas: replicas?
                 .iter()
                 .filter(|r| r.model == model)
                 .cloned()
                 .collect(),
-            nodes: nodes?.to_vec(),
+            nodes: nodes?
+                .iter()
+                .filter(|n| named.contains(n.id.as_str()))
+                .cloned()
+                .collect(),
+            explain: explain.as_ref().clone(),
         })
     }
 }
