@@ -1,9 +1,8 @@
 //! Every attempt at a change, whatever server function it calls (one added
 //! later included): recorded in the audit with who made it, what it was
-//! about and how it ended, and, when it was refused on a form posted without
-//! JavaScript, sent back to the page it came from with the refusal as a
-//! receipt. Only the functions listed as reads in `app::server_fns` are
-//! left alone; forgetting to list a new read audits it, never the reverse.
+//! about and how it ended. Only the functions listed as reads in
+//! `app::server_fns` are left alone; forgetting to list a new read audits
+//! it, never the reverse.
 
 use std::collections::BTreeMap;
 
@@ -12,18 +11,14 @@ use app::server::ConsoleContext;
 use app::server::audit::{AuditRecord, Draft, Outcome, rfc3339};
 use app::server::context::identity_of;
 use app::server::signing::unix_now;
-use app::server_fns::receipts::{Receipt, seal};
-use app::urls;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header, request::Parts};
+use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::error_status::SERVER_FN_PREFIX;
-
-/// The router's body limit; a call this layer cannot read is refused.
-const BODY_LIMIT: usize = 64 * 1024;
+use crate::error_status::{ERROR_BODY_LIMIT, SERVER_FN_PREFIX};
+use crate::router::BODY_LIMIT;
 
 /// A refusal's own words are short; the rest of a long body is not.
 const REASON_LIMIT: usize = 512;
@@ -38,6 +33,7 @@ pub async fn audit_attempts(
         _ => return next.run(req).await,
     };
     let (mut parts, body) = req.into_parts();
+    // A call this layer cannot read is refused, and recorded.
     let who = identity_of(
         Some(&parts),
         console.actor_header.as_ref(),
@@ -65,7 +61,6 @@ pub async fn audit_attempts(
     let fields = form_fields(&bytes);
     let draft = Draft::default();
     parts.extensions.insert(draft.clone());
-    let back = return_path(&parts, &fields);
     let response = next
         .run(Request::from_parts(parts, Body::from(bytes)))
         .await;
@@ -75,16 +70,8 @@ pub async fn audit_attempts(
         .map(|(k, v)| (k, serde_json::Value::String(v)))
         .collect();
     target.extend(draft.take_target());
-    console.audit.write(record(target, outcome, reason.clone()));
-    match response.extensions().get::<ConsoleError>().cloned() {
-        Some(error) if response.status().is_redirection() => {
-            let label = draft
-                .description()
-                .unwrap_or_else(|| "Your last action".to_string());
-            back_with_refusal(&console, &back, Receipt::refused(label, &error), response)
-        }
-        _ => response,
-    }
+    console.audit.write(record(target, outcome, reason));
+    response
 }
 
 /// The request's form fields (what every page's form and server function
@@ -103,25 +90,6 @@ fn form_fields(body: &Bytes) -> Vec<(String, String)> {
             }
         })
         .collect()
-}
-
-/// The page a refusal returns to: the form's `back`, else the page that
-/// posted it, else the overview. Always a path on this console.
-fn return_path(parts: &Parts, fields: &[(String, String)]) -> String {
-    let back = fields
-        .iter()
-        .find(|(k, _)| k == "back")
-        .map(|(_, v)| v.as_str());
-    if back.is_some() {
-        return urls::local_return_path(back, "/");
-    }
-    let referer = parts
-        .headers
-        .get(header::REFERER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|r| r.split_once("://"))
-        .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]));
-    urls::local_return_path(referer, "/")
 }
 
 /// How the attempt ended: the error the call answered with, else what the
@@ -149,7 +117,7 @@ async fn outcome(draft: &Draft, response: Response) -> (Outcome, Option<String>,
         Outcome::Failed
     };
     let (parts, body) = response.into_parts();
-    let bytes = axum::body::to_bytes(body, 64 * 1024)
+    let bytes = axum::body::to_bytes(body, ERROR_BODY_LIMIT)
         .await
         .unwrap_or_default();
     let text: String = String::from_utf8_lossy(&bytes)
@@ -167,24 +135,4 @@ async fn outcome(draft: &Draft, response: Response) -> (Outcome, Option<String>,
         Some(reason),
         Response::from_parts(parts, Body::from(bytes)),
     )
-}
-
-/// A form posted without JavaScript and refused goes back to its page with
-/// the refusal in a signed receipt (not Leptos's `__err`, which anyone could
-/// write into a link).
-fn back_with_refusal(
-    console: &ConsoleContext,
-    back: &str,
-    receipt: Receipt,
-    mut response: Response,
-) -> Response {
-    let Ok(sealed) = seal(&console.signer, receipt) else {
-        return response;
-    };
-    let location = urls::with_params(back, &[("receipt", &sealed)]);
-    if let Ok(value) = HeaderValue::from_str(&location) {
-        response.headers_mut().insert(header::LOCATION, value);
-        *response.status_mut() = StatusCode::SEE_OTHER;
-    }
-    response
 }

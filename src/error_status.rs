@@ -18,7 +18,7 @@ use axum::response::{IntoResponse, Response};
 pub const SERVER_FN_PREFIX: &str = "/api/";
 
 /// An error is a sentence or two; anything longer is not one of ours.
-const ERROR_BODY_LIMIT: usize = 64 * 1024;
+pub const ERROR_BODY_LIMIT: usize = 64 * 1024;
 
 pub async fn status_by_error(req: Request, next: Next) -> Response {
     let is_server_fn = req.uri().path().starts_with(SERVER_FN_PREFIX);

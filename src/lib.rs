@@ -14,6 +14,8 @@ pub mod error_status;
 #[cfg(feature = "ssr")]
 pub mod readiness;
 #[cfg(feature = "ssr")]
+pub mod refusal_return;
+#[cfg(feature = "ssr")]
 pub mod router;
 #[cfg(feature = "ssr")]
 pub mod settings;

@@ -26,6 +26,11 @@ use crate::attempts::audit_attempts;
 use crate::cross_origin::refuse_cross_origin;
 use crate::error_status::status_by_error;
 use crate::readiness::readyz;
+use crate::refusal_return::return_refusals;
+
+/// Server function calls carry a few names at most; anything larger is not
+/// from this console's pages.
+pub const BODY_LIMIT: usize = 64 * 1024;
 
 /// What handlers share: Leptos's options (which its handlers need) and what
 /// every render and server function finds in its context.
@@ -82,6 +87,12 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts) -> Router {
         .leptos_routes_with_context(&state, routes, with_context, move || shell(options.clone()))
         .fallback(assets_or_not_found)
         .layer(axum::middleware::from_fn(status_by_error))
+        // Inside the cross-site refusal: only the console's own forms come
+        // back to their page.
+        .layer(axum::middleware::from_fn_with_state(
+            state.console.clone(),
+            return_refusals,
+        ))
         // Every request that could change something, server functions added
         // later included, is refused when another site sent it.
         .layer(axum::middleware::from_fn(refuse_cross_origin))
@@ -106,9 +117,7 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts) -> Router {
             audit_attempts,
         ))
         .layer(TraceLayer::new_for_http())
-        // Server function calls carry a few names at most; anything large is
-        // not from this console's pages.
-        .layer(RequestBodyLimitLayer::new(64 * 1024))
+        .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
         .layer(TimeoutLayer::with_status_code(
             StatusCode::GATEWAY_TIMEOUT,
             Duration::from_secs(40),

@@ -6,13 +6,7 @@ use crate::helpers::TestApp;
 const WASM: &str = "/pkg/llmgw-console.wasm";
 
 async fn wasm_with(app: &TestApp, accept: &str) -> reqwest::Response {
-    let response = app
-        .http
-        .get(format!("{}{WASM}", app.console))
-        .header("accept-encoding", accept)
-        .send()
-        .await
-        .expect("answers");
+    let response = app.get_with(WASM, &[("accept-encoding", accept)]).await;
     assert_eq!(
         response.status(),
         200,
@@ -48,19 +42,18 @@ async fn wasm_is_served_precompressed_by_accept_encoding() {
 async fn a_matching_etag_gets_304_and_a_stale_one_the_file() {
     let app = TestApp::spawn().await;
     let etag = wasm_with(&app, "br").await.headers()["etag"].clone();
-    let conditional = |tag: reqwest::header::HeaderValue| {
-        app.http
-            .get(format!("{}{WASM}", app.console))
-            .header("accept-encoding", "br")
-            .header("if-none-match", tag)
-            .send()
-    };
-    let not_modified = conditional(etag.clone()).await.expect("answers");
+    let tag = etag.to_str().expect("ascii").to_string();
+    let not_modified = app
+        .get_with(WASM, &[("accept-encoding", "br"), ("if-none-match", &tag)])
+        .await;
     assert_eq!(not_modified.status(), 304);
     assert_eq!(not_modified.headers()["etag"], etag);
-    let changed = conditional(reqwest::header::HeaderValue::from_static("\"other\""))
-        .await
-        .expect("answers");
+    let changed = app
+        .get_with(
+            WASM,
+            &[("accept-encoding", "br"), ("if-none-match", "\"other\"")],
+        )
+        .await;
     assert_eq!(changed.status(), 200);
 }
 

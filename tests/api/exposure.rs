@@ -9,20 +9,19 @@ use crate::helpers::TestApp;
 
 /// A cordon of `node`, as a form would post it, with `headers` added.
 async fn cordon(app: &TestApp, node: &str, headers: &[(&str, &str)]) -> reqwest::Response {
-    let mut request = app
-        .http
-        .post(format!("{}/api/set_node_state", app.console))
-        .header("accept", "text/html")
-        .form(&[
+    let mut with_html = vec![("accept", "text/html")];
+    with_html.extend_from_slice(headers);
+    app.post_with(
+        "set_node_state",
+        &[
             ("node", node),
             ("state", "cordoned"),
             ("confirm", "yes"),
             ("back", "/nodes"),
-        ]);
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    request.send().await.expect("console answers")
+        ],
+        &with_html,
+    )
+    .await
 }
 
 fn ready_node(app: &TestApp) -> String {
@@ -86,14 +85,10 @@ async fn a_form_from_the_consoles_own_page_still_works_without_javascript() {
 
 /// The status of the nodes page asked for by the name `host`.
 async fn nodes_page_as(app: &TestApp, host: &str) -> u16 {
-    let response = app
-        .http
-        .get(format!("{}/nodes", app.console))
-        .header("host", host)
-        .send()
+    app.get_with("/nodes", &[("host", host)])
         .await
-        .expect("answers");
-    response.status().as_u16()
+        .status()
+        .as_u16()
 }
 
 #[tokio::test]
@@ -147,13 +142,12 @@ async fn a_console_that_requires_a_user_refuses_an_anonymous_change() {
     assert_eq!(error, ConsoleError::UserRequired);
     assert!(app.simulator.audit().is_empty());
     let named = app
-        .http
-        .post(format!("{}/api/set_node_state", app.console))
-        .header("x-forwarded-user", "ana@ops")
-        .form(&[("node", node.as_str()), ("state", "ready")])
-        .send()
-        .await
-        .expect("answers");
+        .post_with(
+            "set_node_state",
+            &[("node", node.as_str()), ("state", "ready")],
+            &[("x-forwarded-user", "ana@ops")],
+        )
+        .await;
     assert!(named.status().is_success(), "{}", named.status());
     assert_eq!(app.simulator.audit()[0].actor, "ana@ops");
 }
@@ -179,18 +173,16 @@ async fn control_characters_are_refused_before_anything_is_sent() {
     // open redirect (`/\t/evil.example` reads as `//evil.example`).
     for back in ["/\n", "/\t/evil.example"] {
         let response = app
-            .http
-            .post(format!("{}/api/set_node_state", app.console))
-            .header("accept", "text/html")
-            .form(&[
-                ("node", node.as_str()),
-                ("state", "cordoned"),
-                ("confirm", "yes"),
-                ("back", back),
-            ])
-            .send()
-            .await
-            .expect("an answer, not a dropped connection");
+            .post_form_without_js(
+                "set_node_state",
+                &[
+                    ("node", node.as_str()),
+                    ("state", "cordoned"),
+                    ("confirm", "yes"),
+                    ("back", back),
+                ],
+            )
+            .await;
         assert!(
             !response.status().is_server_error(),
             "{back:?}: {}",
@@ -251,13 +243,7 @@ async fn a_pages_inline_scripts_run_only_by_the_policys_nonce() {
 #[tokio::test]
 async fn the_page_header_says_who_the_console_takes_you_for() {
     let app = TestApp::spawn().await;
-    let named = app
-        .http
-        .get(format!("{}/nodes", app.console))
-        .header("x-forwarded-user", "ana")
-        .send()
-        .await
-        .expect("answers");
+    let named = app.get_with("/nodes", &[("x-forwarded-user", "ana")]).await;
     let page = crate::html::Page::parse(&named.text().await.expect("body"));
     assert_eq!(page.text("header .actor"), "ana");
     let page = app.parsed("/nodes").await;
