@@ -11,6 +11,30 @@ use axum::response::Response;
 #[allow_missing = true]
 struct Site;
 
+/// Names this build of the browser's code: a digest of the WASM, JS and CSS
+/// compiled into the binary. A wall screen that sees another one reloads.
+/// `LLMGW_CONSOLE_BUILD` replaces it, so that a test can play an upgrade
+/// with one binary.
+pub fn build_id() -> String {
+    if let Ok(forced) = std::env::var("LLMGW_CONSOLE_BUILD") {
+        return forced;
+    }
+    let digests: Vec<String> = [
+        "pkg/llmgw-console.wasm",
+        "pkg/llmgw-console.js",
+        "pkg/llmgw-console.css",
+    ]
+    .iter()
+    .filter_map(|path| Site::get(path))
+    .map(|f| hex(&f.metadata.sha256_hash()[..4]))
+    .collect();
+    if digests.is_empty() {
+        "unbuilt".into()
+    } else {
+        digests.join("")
+    }
+}
+
 /// Encodings we hold precompressed copies for, best first.
 const ENCODINGS: [(&str, &str); 2] = [("br", ".br"), ("gzip", ".gz")];
 

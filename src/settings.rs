@@ -46,10 +46,10 @@ pub struct Cli {
           default_missing_value = "true", value_parser = BoolishValueParser::new())]
     pub demo: Option<bool>,
 
-    /// Seconds between refreshes of the data on screen, 1 to 3600 [default: 5]
+    /// Seconds between refreshes of the data on screen, 0.1 to 3600 [default: 5]
     #[arg(long, env = "LLMGW_CONSOLE_REFRESH_SECONDS", value_name = "SECONDS",
-          value_parser = clap::value_parser!(u64).range(1..=3600))]
-    pub refresh_seconds: Option<u64>,
+          value_parser = parse_refresh)]
+    pub refresh_seconds: Option<f64>,
 
     /// Refuse every change (cordon, drain, collect); for wall screens and shared views
     #[arg(long, env = "LLMGW_CONSOLE_READ_ONLY", value_name = "BOOL", num_args = 0..=1,
@@ -131,7 +131,7 @@ struct FileSettings {
     listen: Option<String>,
     admin_api: Option<String>,
     demo: Option<bool>,
-    refresh_seconds: Option<u64>,
+    refresh_seconds: Option<f64>,
     read_only: Option<bool>,
     actor_header: Option<String>,
     trusted_proxies: Option<Vec<String>>,
@@ -142,6 +142,23 @@ struct FileSettings {
     log: Option<String>,
 }
 
+/// Fractions of a second are allowed (a wall screen's endurance test runs
+/// a thousand refreshes in minutes); below 0.1 s the console would only
+/// hammer the admin API.
+const REFRESH_RANGE: std::ops::RangeInclusive<f64> = 0.1..=3600.0;
+
+fn parse_refresh(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if REFRESH_RANGE.contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("{value} is not between 0.1 and 3600"))
+    }
+}
+
 /// The settings in force, validated.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -149,7 +166,7 @@ pub struct Settings {
     /// `None` with `--demo`: the console starts the demo cluster itself, and
     /// its address is known only once bound.
     pub admin_api: Option<String>,
-    pub refresh_seconds: u64,
+    pub refresh_seconds: f64,
     pub read_only: bool,
     pub actor_header: Option<HeaderName>,
     /// Peers whose actor header is believed.
@@ -193,10 +210,10 @@ impl Settings {
             parse_admin_api_base(&admin_api)?;
             Some(admin_api)
         };
-        let refresh_seconds = cli.refresh_seconds.or(file.refresh_seconds).unwrap_or(5);
-        if !(1..=3600).contains(&refresh_seconds) {
+        let refresh_seconds = cli.refresh_seconds.or(file.refresh_seconds).unwrap_or(5.0);
+        if !REFRESH_RANGE.contains(&refresh_seconds) {
             return Err(format!(
-                "refresh_seconds = {refresh_seconds} must be between 1 and 3600"
+                "refresh_seconds = {refresh_seconds} must be between 0.1 and 3600"
             ));
         }
         let actor_header = cli
@@ -317,7 +334,7 @@ mod tests {
         let path = path.to_str().expect("utf-8");
         let s = parse(&["--config", path]).expect("valid");
         assert_eq!(s.listen.port(), 7000);
-        assert_eq!(s.refresh_seconds, 9);
+        assert_eq!(s.refresh_seconds, 9.0);
         assert!(s.read_only);
         let s = parse(&[
             "--config",
@@ -329,7 +346,7 @@ mod tests {
         .expect("valid");
         assert_eq!(s.listen.port(), 7001);
         assert!(!s.read_only);
-        assert_eq!(s.refresh_seconds, 9);
+        assert_eq!(s.refresh_seconds, 9.0);
     }
 
     #[test]

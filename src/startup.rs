@@ -10,6 +10,7 @@ use app::server::audit::AuditLog;
 use app::server::confirmations::DEFAULT_TTL;
 use app::server::signing::Signer;
 use app::server::snapshots::Snapshots;
+use app::server::wall_feed::WallFeed;
 use app::server::{Confirmations, ConsoleContext};
 use app::ui_settings::UiSettings;
 use tokio::net::TcpListener;
@@ -23,10 +24,11 @@ use crate::simulator::{Simulator, generated};
 pub fn console_context(settings: &Settings, admin_api: &str) -> Result<ConsoleContext, String> {
     let client = AdminApiClient::new(admin_api)?;
     let ui = UiSettings {
-        refresh_seconds: settings.refresh_seconds,
+        refresh_millis: (settings.refresh_seconds * 1000.0) as u64,
         read_only: settings.read_only,
         admin_api: client.address().to_string(),
         actor: String::new(),
+        build: crate::assets::build_id(),
     };
     let signer = match &settings.secret_file {
         Some(path) => {
@@ -38,10 +40,12 @@ pub fn console_context(settings: &Settings, admin_api: &str) -> Result<ConsoleCo
         None => Signer::random()?,
     };
     let client = Arc::new(client);
+    let build = ui.build.clone();
     Ok(ConsoleContext {
+        wall: Arc::new(WallFeed::new(build)),
         snapshots: Arc::new(Snapshots::new(
             client.clone(),
-            Duration::from_secs(settings.refresh_seconds),
+            Duration::from_secs_f64(settings.refresh_seconds),
         )),
         admin_api: client,
         ui,

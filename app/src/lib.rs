@@ -6,6 +6,7 @@ pub mod admin_api;
 pub mod audit_record;
 pub mod components;
 pub mod error;
+pub mod fixes;
 pub mod format;
 pub mod joins;
 pub mod pages;
@@ -14,6 +15,7 @@ pub mod server;
 pub mod server_fns;
 pub mod ui_settings;
 pub mod urls;
+pub mod wall;
 
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
@@ -26,7 +28,7 @@ use leptos_router::{
 use components::NotFound;
 use pages::{
     AuditPage, ModelsPage, NodePage, NodesPage, OverviewPage, PlacementPage, ReplicasPage,
-    WeightsPage,
+    WallPage, WallSetupPage, WeightsPage,
 };
 use ui_settings::UiSettings;
 
@@ -66,24 +68,7 @@ pub fn App() -> impl IntoView {
         <Stylesheet id="leptos" href="/pkg/llmgw-console.css" />
         <Title formatter=|page: String| format!("{page} · llmgw console") />
         <Router>
-            <header class="top">
-                <a class="brand" href="/">"llmgw console"</a>
-                <nav>
-                    <A href="/" exact=true>"Overview"</A>
-                    <A href="/nodes">"Nodes"</A>
-                    <A href="/models">"Models"</A>
-                    <A href="/replicas">"Replicas"</A>
-                    <A href="/weights">"Weights"</A>
-                    <A href="/audit">"Audit"</A>
-                </nav>
-                <span class="upstream" title="The llmgw admin API this console reads">
-                    {ui.admin_api.clone()}
-                </span>
-                <span class="actor" title="Who llmgw records beside a change you make here">
-                    {if ui.read_only { "Read-only · ".to_string() } else { String::new() }}
-                    {ui.actor.clone()}
-                </span>
-            </header>
+            <Header ui=ui.clone() />
             <main>
                 <Routes fallback=NotFound>
                     <Route path=path!("/") view=OverviewPage ssr=SsrMode::Async />
@@ -94,9 +79,45 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/replicas") view=ReplicasPage ssr=SsrMode::Async />
                     <Route path=path!("/weights") view=WeightsPage ssr=SsrMode::Async />
                     <Route path=path!("/audit") view=AuditPage ssr=SsrMode::Async />
+                    <Route path=path!("/wall") view=WallPage ssr=SsrMode::Async />
+                    <Route path=path!("/wall/setup") view=WallSetupPage ssr=SsrMode::Async />
                 </Routes>
             </main>
         </Router>
+    }
+}
+
+/// The navigation, on every page but the wall screen: nothing there is
+/// meant to be clicked.
+#[component]
+fn Header(ui: UiSettings) -> impl IntoView {
+    let location = leptos_router::hooks::use_location();
+    let on_wall = move || location.pathname.with(|p| p == "/wall");
+    move || {
+        (!on_wall()).then(|| {
+            let ui = ui.clone();
+            view! {
+            <header class="top">
+                <a class="brand" href="/">"llmgw console"</a>
+                <nav>
+                    <A href="/" exact=true>"Overview"</A>
+                    <A href="/nodes">"Nodes"</A>
+                    <A href="/models">"Models"</A>
+                    <A href="/replicas">"Replicas"</A>
+                    <A href="/weights">"Weights"</A>
+                    <A href="/audit">"Audit"</A>
+                    <A href="/wall/setup">"Wall"</A>
+                </nav>
+                <span class="upstream" title="The llmgw admin API this console reads">
+                    {ui.admin_api.clone()}
+                </span>
+                <span class="actor" title="Who llmgw records beside a change you make here">
+                    {if ui.read_only { "Read-only · ".to_string() } else { String::new() }}
+                    {ui.actor.clone()}
+                </span>
+            </header>
+            }
+        })
     }
 }
 

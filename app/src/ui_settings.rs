@@ -10,8 +10,8 @@ pub const META_NAME: &str = "llmgw-console-ui";
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UiSettings {
-    /// Seconds between refreshes of the data on screen.
-    pub refresh_seconds: u64,
+    /// Milliseconds between refreshes of the data on screen.
+    pub refresh_millis: u64,
     /// Whether changes are refused (the page hides their buttons too).
     pub read_only: bool,
     /// The admin API address, shown so nobody mistakes which cluster this is.
@@ -21,22 +21,26 @@ pub struct UiSettings {
     /// change. Set per request.
     #[serde(default)]
     pub actor: String,
+    /// The console's build: a wall screen from another build reloads.
+    #[serde(default)]
+    pub build: String,
 }
 
 impl Default for UiSettings {
     fn default() -> Self {
         Self {
-            refresh_seconds: 5,
+            refresh_millis: 5000,
             read_only: false,
             admin_api: String::new(),
             actor: String::new(),
+            build: String::new(),
         }
     }
 }
 
 impl UiSettings {
     pub fn refresh_period(&self) -> Duration {
-        Duration::from_secs(self.refresh_seconds.max(1))
+        Duration::from_millis(self.refresh_millis.max(100))
     }
 
     /// The settings in force for this render: on the server, what the router

@@ -26,6 +26,9 @@ test('every page hydrates under the policy with no violation and no console erro
     '/weights',
     '/weights?confirm=collect',
     '/audit',
+    '/wall',
+    '/wall?panels=models,trends&cycle=5',
+    '/wall/setup',
   ];
   for (const path of paths) {
     await page.goto(path);

@@ -248,7 +248,8 @@ const REPLICAS: &[ReplicaSpec] = &[
         endpoint: "http://10.40.1.11:8002",
         shards: &[("gpu-h100-01", &[4, 5, 6, 7], "")],
         age: 2 * 86400,
-        idle: Some(0),
+        // Unused for hours while another model waits for GPUs on its node.
+        idle: Some(5 * 3600 + 12 * 60),
         err: "",
     },
     ReplicaSpec {
@@ -496,6 +497,16 @@ fn orphans() -> Vec<OrphanView> {
                 ),
             ],
             bytes: 29_419_577_344,
+        },
+        // On the node whose disk turns models away: collecting helps, but
+        // not enough on its own.
+        OrphanView {
+            node: "gpu-h100-03".into(),
+            paths: vec![cache_path(
+                "e3b7a2f4c915",
+                "gemma-2-9b-it/model.safetensors",
+            )],
+            bytes: 28_454_158_336,
         },
         // The node did not report a size: "size unknown", never "0 B".
         OrphanView {

@@ -55,7 +55,7 @@ pub fn settings() -> Settings {
         admin_api: None,
         // Lists are shared for one period; a short one lets a test see a
         // change made behind the console's back after a second.
-        refresh_seconds: 1,
+        refresh_seconds: 1.0,
         read_only: false,
         actor_header: Some(axum::http::HeaderName::from_static("x-forwarded-user")),
         trusted_proxies: vec!["127.0.0.0/8".parse().expect("cidr")],
@@ -164,6 +164,32 @@ impl TestApp {
             .send()
             .await
             .expect("console answers")
+    }
+
+    /// A GET of `path` with `headers` added.
+    pub async fn get_with(&self, path: &str, headers: &[(&str, &str)]) -> reqwest::Response {
+        let mut request = self.http.get(format!("{}{path}", self.console));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        request.send().await.expect("console answers")
+    }
+
+    /// A server function called with `form` and `headers` added.
+    pub async fn post_with(
+        &self,
+        name: &str,
+        form: &[(&str, &str)],
+        headers: &[(&str, &str)],
+    ) -> reqwest::Response {
+        let mut request = self
+            .http
+            .post(format!("{}/api/{name}", self.console))
+            .form(form);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        request.send().await.expect("console answers")
     }
 
     pub async fn page(&self, path: &str) -> String {

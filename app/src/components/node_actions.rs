@@ -20,7 +20,6 @@ pub fn NodeActions(node: NodeView) -> impl IntoView {
     if read_only {
         return ().into_any();
     }
-    let action = ServerAction::<SetNodeState>::new();
     let back = urls::here();
     let id = node.id.clone();
     let cordoned = node.state.is_cordoned();
@@ -34,16 +33,7 @@ pub fn NodeActions(node: NodeView) -> impl IntoView {
     view! {
         <div class="node-actions">
             {if cordoned {
-                view! {
-                    <ActionForm action attr:class="inline">
-                        <input type="hidden" name="node" value=id.clone() />
-                        <input type="hidden" name="state" value="ready" />
-                        <input type="hidden" name="back" value=back.clone() />
-                        <button type="submit" aria-label=format!("Uncordon {id}")>"Uncordon"</button>
-                    </ActionForm>
-                    <ActionRefusal action />
-                }
-                    .into_any()
+                view! { <UncordonButton node=id.clone() /> }.into_any()
             } else {
                 view! {
                     <a class="button" href=urls::node_dialog(&back, "cordon", &id) aria-label=format!("Cordon {id}")>
@@ -56,6 +46,23 @@ pub fn NodeActions(node: NodeView) -> impl IntoView {
         </div>
     }
     .into_any()
+}
+
+/// Uncordon asks no confirmation: it only lets placement use the node again.
+/// The caller hides it on a read-only console; the server refuses it there
+/// anyway.
+#[component]
+pub fn UncordonButton(node: String) -> impl IntoView {
+    let action = ServerAction::<SetNodeState>::new();
+    view! {
+        <ActionForm action attr:class="inline">
+            <input type="hidden" name="node" value=node.clone() />
+            <input type="hidden" name="state" value="ready" />
+            <input type="hidden" name="back" value=urls::here() />
+            <button type="submit" aria-label=format!("Uncordon {node}")>"Uncordon"</button>
+        </ActionForm>
+        <ActionRefusal action />
+    }
 }
 
 /// The confirmation for `?confirm=cordon|drain&node=ID`, with a drain's

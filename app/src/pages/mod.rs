@@ -7,6 +7,8 @@ pub mod nodes;
 pub mod overview;
 pub mod placement;
 pub mod replicas;
+pub mod wall;
+pub mod wall_setup;
 pub mod weights;
 
 pub use audit::AuditPage;
@@ -16,4 +18,6 @@ pub use nodes::NodesPage;
 pub use overview::OverviewPage;
 pub use placement::PlacementPage;
 pub use replicas::ReplicasPage;
+pub use wall::WallPage;
+pub use wall_setup::WallSetupPage;
 pub use weights::WeightsPage;

@@ -7,8 +7,8 @@ use leptos_router::hooks::use_params_map;
 
 use crate::admin_api::types::ReplicaView;
 use crate::components::{
-    FilterBar, Live, NodeActionDialog, NodeActions, ReceiptBanner, SortHeader, SortKey, StateBadge,
-    TableQuery, refresh_ticker, use_table_query,
+    FilterBar, FixHints, Live, NodeActionDialog, NodeActions, ReceiptBanner, SortHeader, SortKey,
+    StateBadge, TableQuery, refresh_ticker, use_table_query,
 };
 use crate::format;
 use crate::server_fns::nodes::{NodeRejection, NodeReport, inspect_node};
@@ -76,6 +76,7 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
         .into_any();
     };
     let unhealthy = node.unhealthy.clone();
+    let around = report.around;
     let q = query.get();
     let total = report.replicas.len() + report.rejections.len();
     let replicas = q.apply(
@@ -199,18 +200,22 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
                                 <SortHeader query column="profile" label="Profile" />
                                 <SortHeader query column="pool" label="Pool" />
                                 <SortHeader query column="reason" label="Reason" />
+                                <th scope="col">"What would change it"</th>
                             </tr>
                         </thead>
                         <tbody>
-                            {rejections
+                            {let ix = around.index();
+                            rejections
                                 .into_iter()
                                 .map(|r| {
+                                    let fixes = ix.fixes(&r.rejection);
                                     view! {
                                         <tr>
                                             <td><a href=urls::placement(&r.model)>{r.model.clone()}</a></td>
                                             <td>{r.rejection.profile}</td>
                                             <td>{format::or_dash(&r.rejection.pool)}</td>
                                             <td>{r.rejection.reason}</td>
+                                            <td class="fixes-cell"><FixHints fixes /></td>
                                         </tr>
                                     }
                                 })

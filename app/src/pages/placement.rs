@@ -9,9 +9,10 @@ use leptos_router::hooks::use_params_map;
 
 use crate::admin_api::types::{NodeView, Rejection};
 use crate::components::{
-    FilterBar, Live, NotFound, SortHeader, SortKey, StateBadge, StatusBadge, TableQuery,
-    refresh_ticker, use_table_query,
+    FilterBar, FixHints, Live, NotFound, OutlookBanner, ReceiptBanner, SortHeader, SortKey,
+    StateBadge, StatusBadge, TableQuery, refresh_ticker, use_table_query,
 };
+use crate::fixes::{Outlook, Surroundings};
 use crate::format::{self, ModelStatus, Situation};
 use crate::joins::{group_by_node, group_by_reason};
 use crate::server_fns::placement::{PlacementReport, explain_placement};
@@ -82,6 +83,7 @@ fn Placement(name: String) -> impl IntoView {
         <Title text=format!("{name}: placement") />
         <p class="crumbs"><a href="/models">"Models"</a> " / "</p>
         <h1 class="id">{name.clone()}</h1>
+        <ReceiptBanner />
         <Live resource=report render=render_report />
     }
 }
@@ -105,7 +107,8 @@ fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
         |r| format!("{} {} {} {}", r.profile, r.pool, r.node, r.reason),
         rejection_sort_key,
     );
-    let nodes = report.nodes.clone();
+    let around = report.around.clone();
+    let outlook = Outlook::of(&report.explain.rejections, &report.around.index());
     let name = report.explain.model.clone();
     view! {
         <section class="situation" data-situation=format!("{situation:?}")>
@@ -131,6 +134,7 @@ fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
         {(total > 0)
             .then(move || {
                 view! {
+                    <OutlookBanner outlook />
                     <nav class="grouping" aria-label="Group the rejections">
                         {[Grouping::Table, Grouping::Reason, Grouping::Node]
                             .into_iter()
@@ -146,9 +150,9 @@ fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
                         view! { <p class="empty">"No rejection matches this filter."</p> }.into_any()
                     } else {
                         match grouping {
-                            Grouping::Table => view! { <RejectionTable rejections=shown nodes query /> }.into_any(),
-                            Grouping::Reason => view! { <ByReason rejections=shown nodes /> }.into_any(),
-                            Grouping::Node => view! { <ByNode rejections=shown nodes /> }.into_any(),
+                            Grouping::Table => view! { <RejectionTable rejections=shown around query /> }.into_any(),
+                            Grouping::Reason => view! { <ByReason rejections=shown around /> }.into_any(),
+                            Grouping::Node => view! { <ByNode rejections=shown around /> }.into_any(),
                         }
                     }}
                 }
@@ -173,11 +177,10 @@ fn grouping_href(q: &TableQuery, g: Grouping) -> String {
 /// A rejected node as it is now: its state and capacity beside the reason,
 /// since the reason may no longer hold.
 #[component]
-fn LiveNode(node: String, nodes: Vec<NodeView>) -> impl IntoView {
+fn LiveNode(node: String, live: Option<NodeView>) -> impl IntoView {
     if node.is_empty() {
         return view! { <span class="muted">"-"</span> }.into_any();
     }
-    let live = nodes.into_iter().find(|n| n.id == node);
     view! {
         <span class="live-node">
             <a class="id" href=urls::node(&node)>{node.clone()}</a>
@@ -214,9 +217,10 @@ fn rejection_sort_key(r: &Rejection, column: &str) -> SortKey {
 #[component]
 fn RejectionTable(
     rejections: Vec<Rejection>,
-    nodes: Vec<NodeView>,
+    around: Surroundings,
     query: Memo<TableQuery>,
 ) -> impl IntoView {
+    let ix = around.index();
     view! {
         <table class="data rejections">
             <thead>
@@ -225,18 +229,22 @@ fn RejectionTable(
                     <SortHeader query column="pool" label="Pool" />
                     <SortHeader query column="node" label="Node, as it is now" />
                     <SortHeader query column="reason" label="Reason" />
+                    <th scope="col">"What would change it"</th>
                 </tr>
             </thead>
             <tbody>
                 {rejections
                     .into_iter()
                     .map(|r| {
+                        let fixes = ix.fixes(&r);
+                        let live = ix.node(&r.node).cloned();
                         view! {
                             <tr>
                                 <td>{r.profile}</td>
                                 <td>{format::or_dash(&r.pool)}</td>
-                                <td><LiveNode node=r.node nodes=nodes.clone() /></td>
+                                <td><LiveNode node=r.node live /></td>
                                 <td class="reason">{r.reason}</td>
+                                <td class="fixes-cell"><FixHints fixes /></td>
                             </tr>
                         }
                     })
@@ -247,12 +255,14 @@ fn RejectionTable(
 }
 
 #[component]
-fn ByReason(rejections: Vec<Rejection>, nodes: Vec<NodeView>) -> impl IntoView {
+fn ByReason(rejections: Vec<Rejection>, around: Surroundings) -> impl IntoView {
+    let ix = around.index();
     view! {
         <div class="groups by-reason">
             {group_by_reason(&rejections)
                 .into_iter()
                 .map(|g| {
+                    let reason = g.reason.clone();
                     view! {
                         <section class="group">
                             <h3>
@@ -266,7 +276,12 @@ fn ByReason(rejections: Vec<Rejection>, nodes: Vec<NodeView>) -> impl IntoView {
                                     <ul>
                                         {g.nodes
                                             .into_iter()
-                                            .map(|n| view! { <li><LiveNode node=n nodes=nodes.clone() /></li> })
+                                            .map(|n| {
+                                                let rejection = Rejection { node: n.clone(), reason: reason.clone(), ..Rejection::default() };
+                                                let fixes = ix.fixes(&rejection);
+                                                let live = ix.node(&n).cloned();
+                                                view! { <li><LiveNode node=n live /> <FixHints fixes /></li> }
+                                            })
                                             .collect_view()}
                                     </ul>
                                 }
@@ -281,7 +296,8 @@ fn ByReason(rejections: Vec<Rejection>, nodes: Vec<NodeView>) -> impl IntoView {
 }
 
 #[component]
-fn ByNode(rejections: Vec<Rejection>, nodes: Vec<NodeView>) -> impl IntoView {
+fn ByNode(rejections: Vec<Rejection>, around: Surroundings) -> impl IntoView {
+    let ix = around.index();
     view! {
         <div class="groups by-node">
             {group_by_node(&rejections)
@@ -290,7 +306,8 @@ fn ByNode(rejections: Vec<Rejection>, nodes: Vec<NodeView>) -> impl IntoView {
                     let heading = if g.node.is_empty() {
                         view! { <span>{g.label}</span> }.into_any()
                     } else {
-                        view! { <LiveNode node=g.node nodes=nodes.clone() /> }.into_any()
+                        let live = ix.node(&g.node).cloned();
+                        view! { <LiveNode node=g.node live /> }.into_any()
                     };
                     view! {
                         <section class="group">
@@ -299,10 +316,12 @@ fn ByNode(rejections: Vec<Rejection>, nodes: Vec<NodeView>) -> impl IntoView {
                                 {g.rejections
                                     .into_iter()
                                     .map(|r| {
+                                        let fixes = ix.fixes(&r);
                                         view! {
                                             <li>
                                                 <span class="reason">{r.reason}</span>
                                                 <span class="muted">{format!(" (profile {}, pool {})", r.profile, format::or_dash(&r.pool))}</span>
+                                                {(!fixes.is_empty()).then(|| view! { <FixHints fixes /> })}
                                             </li>
                                         }
                                     })

@@ -13,6 +13,7 @@ use super::Confirmations;
 use super::audit::{AuditLog, Draft};
 use super::signing::Signer;
 use super::snapshots::Snapshots;
+use super::wall_feed::WallFeed;
 use crate::admin_api::{Actor, AdminApiClient, ChangeAuthorized, ChangePolicy, Identity};
 use crate::audit_record::Outcome;
 use crate::error::ConsoleError;
@@ -37,6 +38,8 @@ pub struct ConsoleContext {
     /// Confirmations for collecting orphaned weights, signed by `signer`.
     pub confirmations: Confirmations,
     pub audit: Arc<AuditLog>,
+    /// The wall screen's figures and trends, shared by every wall.
+    pub wall: Arc<WallFeed>,
 }
 
 impl ConsoleContext {

@@ -8,9 +8,11 @@ pub mod audit;
 pub mod confirmations;
 pub mod context;
 pub mod csp;
+pub mod history;
 pub mod input;
 pub mod signing;
 pub mod snapshots;
+pub mod wall_feed;
 
 pub use confirmations::Confirmations;
 pub use context::ConsoleContext;

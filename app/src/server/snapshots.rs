@@ -16,7 +16,7 @@ use crate::admin_api::{Actor, AdminApiClient, AdminApiError};
 type Answer<T> = Result<Arc<T>, AdminApiError>;
 
 /// One list: its last answer, and the turn to refresh it.
-struct Snapshot<T> {
+pub(crate) struct Snapshot<T> {
     last: Mutex<Option<(Instant, Answer<T>)>>,
     refreshing: tokio::sync::Mutex<()>,
 }
@@ -38,7 +38,7 @@ impl<T> Snapshot<T> {
             .map(|(_, answer)| answer.clone())
     }
 
-    async fn get<F>(&self, max_age: Duration, fetch: F) -> Answer<T>
+    pub(crate) async fn get<F>(&self, max_age: Duration, fetch: F) -> Answer<T>
     where
         F: AsyncFnOnce() -> Result<T, AdminApiError>,
     {
@@ -104,6 +104,11 @@ impl Snapshots {
             orphans: Snapshot::default(),
             explains: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// How long an answer is shared.
+    pub fn period(&self) -> Duration {
+        self.period
     }
 
     pub async fn nodes(&self) -> Answer<Vec<NodeView>> {

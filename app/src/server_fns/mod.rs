@@ -9,12 +9,13 @@ pub mod cluster;
 pub mod nodes;
 pub mod placement;
 pub mod receipts;
+pub mod wall;
 pub mod weights;
 
 /// The server functions that only read (their endpoint names). Every other
 /// call is an attempt at a change and the router audits it: a new function
 /// missing from this list is audited, never the reverse.
-pub const READS: [&str; 11] = [
+pub const READS: [&str; 12] = [
     "list_nodes",
     "inspect_node",
     "list_models",
@@ -26,6 +27,7 @@ pub const READS: [&str; 11] = [
     "review_collect",
     "read_receipt",
     "recent_audit",
+    "read_wall",
 ];
 
 pub fn is_read(endpoint: &str) -> bool {

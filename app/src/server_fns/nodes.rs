@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::admin_api::types::{NodeView, Rejection, ReplicaView, TargetState};
 use crate::error::ConsoleError;
+use crate::fixes::Surroundings;
 use crate::joins::DrainPreview;
 
 #[server(endpoint = "/list_nodes")]
@@ -29,6 +30,8 @@ pub struct NodeReport {
     /// rejections are missing from `rejections`, and the page says so.
     pub unexplained: Vec<(String, String)>,
     pub drain: DrainPreview,
+    /// What the fixes beside its rejections are worked out from.
+    pub around: Surroundings,
 }
 
 #[server(endpoint = "/inspect_node")]
@@ -73,9 +76,16 @@ mod ssr {
         input::name("node id", &id)?;
         let cx = ConsoleContext::current()?;
         let lists = &cx.snapshots;
-        let (nodes, models, replicas) =
-            tokio::join!(lists.nodes(), lists.models(), lists.replicas());
+        let (nodes, models, replicas, orphans) = tokio::join!(
+            lists.nodes(),
+            lists.models(),
+            lists.replicas(),
+            lists.orphans()
+        );
         let (nodes, models, replicas) = (nodes?, models?, replicas?);
+        // Orphans only add the collection hint; without them the page stands.
+        let orphans = orphans.ok();
+        let orphans = orphans.as_deref().map_or(&[][..], Vec::as_slice);
         let names: Vec<String> = models.iter().map(|m| m.name.clone()).collect();
         let explains: Vec<_> = stream::iter(names)
             .map(|name| async move {
@@ -111,6 +121,7 @@ mod ssr {
         }
         Ok(NodeReport {
             drain: drain_preview(&id, &models, &replicas),
+            around: Surroundings::around(&|n| n == id, &nodes, orphans, &replicas),
             node: nodes.iter().find(|n| n.id == id).cloned(),
             replicas: replicas
                 .iter()

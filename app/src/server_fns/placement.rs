@@ -1,11 +1,12 @@
 //! The explain-placement page's data: the explanation joined with the model,
-//! its replicas, and the live state of every node.
+//! its replicas, and what the console knows around every node it names.
 
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::admin_api::types::{ExplainView, ModelView, NodeView, ReplicaView};
+use crate::admin_api::types::{ExplainView, ModelView, ReplicaView};
 use crate::error::ConsoleError;
+use crate::fixes::Surroundings;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlacementReport {
@@ -13,8 +14,9 @@ pub struct PlacementReport {
     /// `None` when the catalog no longer lists the model.
     pub model: Option<ModelView>,
     pub replicas: Vec<ReplicaView>,
-    /// The nodes the rejections name, with their live state.
-    pub nodes: Vec<NodeView>,
+    /// The nodes the rejections name, with their live state, orphaned
+    /// weights and idle replicas: what the page's fixes are worked out from.
+    pub around: Surroundings,
 }
 
 #[server(endpoint = "/explain_placement")]
@@ -34,26 +36,26 @@ mod ssr {
         input::name("model name", &model)?;
         let cx = ConsoleContext::current()?;
         let lists = &cx.snapshots;
-        let (explain, models, replicas, nodes) = tokio::join!(
+        let (explain, models, replicas, nodes, orphans) = tokio::join!(
             lists.explain(&model),
             lists.models(),
             lists.replicas(),
             lists.nodes(),
+            lists.orphans(),
         );
-        let explain = explain?;
-        // Only the nodes its rejections name: at thousands of nodes, the
-        // rest would be most of the answer and of no use to the page.
+        let (explain, replicas) = (explain?, replicas?);
+        // Only what concerns the nodes its rejections name: at thousands of
+        // nodes, the rest would be most of the answer and of no use to it.
         let named: HashSet<&str> = explain.rejections.iter().map(|r| r.node.as_str()).collect();
+        // Orphans only add the collection hint; without them the page stands.
+        let orphans = orphans.ok();
+        let orphans = orphans.as_deref().map_or(&[][..], Vec::as_slice);
         Ok(PlacementReport {
             model: models?.iter().find(|m| m.name == model).cloned(),
-            replicas: replicas?
+            around: Surroundings::around(&|id| named.contains(id), &nodes?, orphans, &replicas),
+            replicas: replicas
                 .iter()
                 .filter(|r| r.model == model)
-                .cloned()
-                .collect(),
-            nodes: nodes?
-                .iter()
-                .filter(|n| named.contains(n.id.as_str()))
                 .cloned()
                 .collect(),
             explain: explain.as_ref().clone(),

@@ -1,0 +1,309 @@
+//! `/wall`: the read-only screen across the room. Large type, dark, nothing
+//! to click; the panels and their turns come from the link
+//! (`/wall?panels=models,nodes&cycle=30`), so a kiosk browser is set up
+//! once. When the data cannot be refreshed the last good data stays, marked
+//! stale; a page from an older build of the console reloads itself once.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
+
+use crate::components::{Live, refresh_ticker};
+use crate::format::{self, file_size};
+use crate::server_fns::wall::read_wall;
+use crate::ui_settings::UiSettings;
+use crate::wall::{Panel, Sample, WallLayout, WallView};
+
+/// Items a list panel shows before "and N more": what fits at wall size.
+const LIST_ROWS: usize = 8;
+
+fn layout_from_query() -> Memo<WallLayout> {
+    let query = use_query_map();
+    Memo::new(move |_| {
+        query
+            .with(|q| WallLayout::from_query(q.get("panels").as_deref(), q.get("cycle").as_deref()))
+    })
+}
+
+#[component]
+pub fn WallPage() -> impl IntoView {
+    let layout = layout_from_query();
+    let refresh = refresh_ticker();
+    let data = Resource::new(move || refresh.get(), |_| read_wall());
+    reload_on_new_build(data);
+    let shown = panel_turns(layout);
+    let admin_api = UiSettings::current().admin_api;
+    view! {
+        <Title text="Wall" />
+        <div class="wall">
+            <header class="wall-head">
+                <span class="wall-cluster">{admin_api}</span>
+                <Clock />
+            </header>
+            <Live
+                resource=data
+                render=move |view: WallView| {
+                    let layout = layout.get_untracked();
+                    view! { <Panels view layout shown /> }
+                }
+            />
+        </div>
+    }
+}
+
+/// The index of the panel on screen when panels take turns.
+fn panel_turns(layout: Memo<WallLayout>) -> RwSignal<usize> {
+    let shown = RwSignal::new(0usize);
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        let l = layout.get();
+        if let Some(seconds) = l.cycle_seconds {
+            let count = l.panels.len();
+            if let Ok(handle) = set_interval_with_handle(
+                move || shown.update(|i| *i = (*i + 1) % count),
+                std::time::Duration::from_secs(seconds),
+            ) {
+                on_cleanup(move || handle.clear());
+            }
+        }
+    });
+    #[cfg(not(feature = "hydrate"))]
+    let _ = layout;
+    shown
+}
+
+/// A wall runs for days, through console upgrades: when the server says it
+/// is another build than the one this page came from, reload once.
+fn reload_on_new_build(data: Resource<Result<WallView, crate::error::ConsoleError>>) {
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        let mine = UiSettings::current().build;
+        let theirs = data.with(|d| match d {
+            Some(Ok(v)) => Some(v.build.clone()),
+            _ => None,
+        });
+        if let Some(theirs) = theirs.filter(|b| !b.is_empty() && *b != mine) {
+            let window = window();
+            let storage = window.session_storage().ok().flatten();
+            const KEY: &str = "llmgw-console-reloaded-for";
+            // Once per build: a server that keeps changing its mind must
+            // not make the wall flash.
+            let done = storage
+                .as_ref()
+                .and_then(|s| s.get_item(KEY).ok().flatten())
+                .is_some_and(|b| b == theirs);
+            if !done {
+                if let Some(s) = &storage {
+                    let _ = s.set_item(KEY, &theirs);
+                }
+                let _ = window.location().reload();
+            }
+        }
+    });
+    #[cfg(not(feature = "hydrate"))]
+    let _ = data;
+}
+
+/// The time of day on the browser's clock; the server writes its own (UTC)
+/// until the page takes over.
+#[component]
+fn Clock() -> impl IntoView {
+    let now = RwSignal::new(clock_text());
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        now.set(clock_text());
+        if let Ok(handle) = set_interval_with_handle(
+            move || now.set(clock_text()),
+            std::time::Duration::from_secs(1),
+        ) {
+            on_cleanup(move || handle.clear());
+        }
+    });
+    view! { <time class="wall-clock">{move || now.get()}</time> }
+}
+
+fn clock_text() -> String {
+    #[cfg(feature = "hydrate")]
+    {
+        let d = js_sys::Date::new_0();
+        format!(
+            "{:02}:{:02}:{:02}",
+            d.get_hours(),
+            d.get_minutes(),
+            d.get_seconds()
+        )
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        format!("{} UTC", time_of_day(secs))
+    }
+}
+
+/// "HH:MM:SS" of a Unix time, UTC.
+fn time_of_day(secs: i64) -> String {
+    let s = secs.rem_euclid(86_400);
+    format!("{:02}:{:02}:{:02}", s / 3600, (s % 3600) / 60, s % 60)
+}
+
+#[component]
+fn Panels(view: WallView, layout: WallLayout, shown: RwSignal<usize>) -> impl IntoView {
+    let cycling = layout.cycle_seconds.is_some();
+    let taken = format!("data of {} UTC", time_of_day(view.taken_at));
+    view! {
+        <p class="wall-taken">{taken}</p>
+        <div class="wall-panels" class:cycling=cycling data-count=layout.panels.len()>
+            {layout
+                .panels
+                .iter()
+                .enumerate()
+                .map(|(i, panel)| {
+                    let panel = *panel;
+                    let hidden = move || cycling && shown.get() != i;
+                    view! {
+                        <section class="wall-panel" data-panel=panel.slug() hidden=hidden>
+                            <h2>{panel.title()}</h2>
+                            {panel_body(panel, &view)}
+                        </section>
+                    }
+                })
+                .collect_view()}
+        </div>
+    }
+}
+
+fn panel_body(panel: Panel, v: &WallView) -> AnyView {
+    match panel {
+        Panel::Nodes => view! {
+            <p class="big">{format!("{} free", v.gpu_free)}<span class="of">{format!(" of {} GPUs", v.gpu_total)}</span></p>
+            <ul class="counts">
+                {v.nodes_by_state
+                    .iter()
+                    .map(|(state, n)| view! { <li class=format!("state-{state}")><strong>{*n}</strong>" "{state.clone()}</li> })
+                    .collect_view()}
+                <li class:bad={v.unreported > 0}><strong>{v.unreported}</strong>" not reporting"</li>
+                <li class:bad={v.unhealthy_gpus > 0}><strong>{v.unhealthy_gpus}</strong>" unhealthy GPUs"</li>
+            </ul>
+        }
+        .into_any(),
+        Panel::Models => {
+            if v.not_serving.is_empty() {
+                view! { <p class="big ok">"Every model serves"</p> }.into_any()
+            } else {
+                let more = v.not_serving.len().saturating_sub(LIST_ROWS);
+                view! {
+                    <p class="big bad">{v.not_serving.len()}<span class="of">{if v.not_serving.len() == 1 { " model" } else { " models" }}</span></p>
+                    <ul class="rows">
+                        {v.not_serving
+                            .iter()
+                            .take(LIST_ROWS)
+                            .map(|m| view! {
+                                <li><span class="name">{m.model.clone()}</span><span class="what">{m.what.clone()}</span><span class="why">{m.why.clone()}</span></li>
+                            })
+                            .collect_view()}
+                    </ul>
+                    {(more > 0).then(|| view! { <p class="more">{format!("and {more} more")}</p> })}
+                }
+                .into_any()
+            }
+        }
+        Panel::Trouble => {
+            if v.troubled.is_empty() {
+                view! { <p class="big ok">"No node in trouble"</p> }.into_any()
+            } else {
+                let more = v.troubled.len().saturating_sub(LIST_ROWS);
+                view! {
+                    <p class="big warn">{v.troubled.len()}<span class="of">{if v.troubled.len() == 1 { " node" } else { " nodes" }}</span></p>
+                    <ul class="rows">
+                        {v.troubled
+                            .iter()
+                            .take(LIST_ROWS)
+                            .map(|t| view! {
+                                <li><span class="name">{t.node.clone()}</span><span class="why">{t.what.join(" · ")}</span></li>
+                            })
+                            .collect_view()}
+                    </ul>
+                    {(more > 0).then(|| view! { <p class="more">{format!("and {more} more")}</p> })}
+                }
+                .into_any()
+            }
+        }
+        Panel::Weights => view! {
+            <p class="big">{if v.reclaimable_bytes > 0 { file_size(v.reclaimable_bytes) } else { "nothing".to_string() }}</p>
+            <p class="of">{format!("reclaimable as orphaned weights on {}", format::count(v.orphan_nodes, "node", "nodes"))}</p>
+        }
+        .into_any(),
+        Panel::Trends => {
+            let t = &v.trends;
+            let span = match (t.first(), t.last()) {
+                (Some(a), Some(b)) if b.at > a.at => format!("over the last {}", format::duration(b.at - a.at)),
+                _ => "from now on".to_string(),
+            };
+            view! {
+                <p class="of">{span}</p>
+                <div class="sparks">
+                    <Spark label="GPUs free" samples=t.clone() value=|s: &Sample| s.gpu_free />
+                    <Spark label="models not serving" samples=t.clone() value=|s: &Sample| s.not_serving />
+                    <Spark label="nodes in trouble" samples=t.clone() value=|s: &Sample| s.nodes_in_trouble />
+                    <Spark label="unhealthy GPUs" samples=t.clone() value=|s: &Sample| s.unhealthy_gpus />
+                </div>
+            }
+            .into_any()
+        }
+    }
+}
+
+const SPARK_W: f64 = 300.0;
+const SPARK_H: f64 = 60.0;
+
+/// The points of a sparkline of `values` in a SPARK_W × SPARK_H box.
+fn spark_points(values: &[i64]) -> String {
+    let (lo, hi) = (
+        values.iter().copied().min().unwrap_or(0),
+        values.iter().copied().max().unwrap_or(0),
+    );
+    let range = (hi - lo).max(1) as f64;
+    let step = if values.len() > 1 {
+        SPARK_W / (values.len() - 1) as f64
+    } else {
+        0.0
+    };
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let y = SPARK_H - 4.0 - (*v - lo) as f64 / range * (SPARK_H - 8.0);
+            format!("{:.1},{:.1}", i as f64 * step, y)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[component]
+fn Spark(label: &'static str, samples: Vec<Sample>, value: fn(&Sample) -> i64) -> impl IntoView {
+    let values: Vec<i64> = samples.iter().map(value).collect();
+    let now = values.last().copied().unwrap_or_default();
+    let points = spark_points(&values);
+    view! {
+        <figure class="spark" data-spark=label>
+            <svg viewBox=format!("0 0 {SPARK_W} {SPARK_H}") preserveAspectRatio="none" role="img" aria-label=format!("{label} over time")>
+                <polyline points=points fill="none" stroke="currentColor" stroke-width="3" />
+            </svg>
+            <figcaption><strong>{now}</strong>" "{label}</figcaption>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sparkline_spans_its_box() {
+        assert_eq!(spark_points(&[0, 5, 10]), "0.0,56.0 150.0,30.0 300.0,4.0");
+        assert_eq!(spark_points(&[3]), "0.0,56.0");
+        assert_eq!(time_of_day(3600 * 25 + 61), "01:01:01");
+    }
+}

@@ -1,0 +1,86 @@
+//! The wall screen's data: worked out once per refresh period from the
+//! shared lists, whatever the number of walls, and sampled into the trends.
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use futures_util::{StreamExt, stream};
+
+use super::history::History;
+use super::snapshots::{Snapshot, Snapshots};
+use crate::admin_api::AdminApiError;
+use crate::format::ModelStatus;
+use crate::wall::{WallView, wall_view};
+
+/// Explanations of models that are not placed, asked a few at a time.
+const EXPLAIN_CONCURRENCY: usize = 8;
+
+#[derive(Default)]
+pub struct WallFeed {
+    view: Snapshot<WallView>,
+    history: History,
+    build: String,
+}
+
+impl std::fmt::Debug for WallFeed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WallFeed")
+            .field("build", &self.build)
+            .finish()
+    }
+}
+
+impl WallFeed {
+    /// `build` names this console's build, so that walls from another one
+    /// reload themselves.
+    pub fn new(build: String) -> Self {
+        Self {
+            build,
+            ..Self::default()
+        }
+    }
+
+    pub async fn current(&self, lists: &Snapshots) -> Result<Arc<WallView>, AdminApiError> {
+        self.view
+            .get(lists.period(), async || {
+                let (nodes, models, replicas, orphans) = tokio::join!(
+                    lists.nodes(),
+                    lists.models(),
+                    lists.replicas(),
+                    lists.orphans()
+                );
+                let (nodes, models, replicas) = (nodes?, models?, replicas?);
+                // Orphans only add a panel; without them the wall stands.
+                let orphans = orphans.ok();
+                let orphans = orphans.as_deref().map_or(&[][..], Vec::as_slice);
+                let stuck: Vec<String> = models
+                    .iter()
+                    .filter(|m| ModelStatus::of(m) == ModelStatus::NotPlaced)
+                    .map(|m| m.name.clone())
+                    .collect();
+                let explains: Vec<_> = stream::iter(stuck)
+                    .map(|name| async move {
+                        let explain = lists.explain(&name).await.ok();
+                        (name, explain)
+                    })
+                    .buffered(EXPLAIN_CONCURRENCY)
+                    .collect()
+                    .await;
+                let explain = |model: &str| {
+                    explains
+                        .iter()
+                        .find(|(name, _)| name == model)
+                        .and_then(|(_, e)| e.as_deref().cloned())
+                };
+                let mut view = wall_view(&nodes, &models, &replicas, orphans, &explain);
+                view.taken_at = SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs() as i64);
+                view.build = self.build.clone();
+                self.history.record(view.sample());
+                view.trends = self.history.samples();
+                Ok(view)
+            })
+            .await
+    }
+}

@@ -1,0 +1,372 @@
+//! What the wall screen shows, worked out once per refresh on the server:
+//! counts and short lists sized for a screen read from across a room, and
+//! the headline figures over the last hours.
+
+use serde::{Deserialize, Serialize};
+
+use crate::admin_api::types::{
+    ExplainView, ModelView, NodeState, NodeView, OrphanView, ReplicaView,
+};
+use crate::fixes::SILENT_SEC;
+use crate::format::{self, ModelStatus};
+use crate::joins::{group_by_reason, has_error};
+
+/// A replica still starting after this long is worth a look.
+pub const STARTING_TOO_LONG_SEC: i64 = 15 * 60;
+/// A node with less free disk than this share of its total is in trouble.
+const DISK_NEARLY_FULL: f64 = 0.02;
+
+/// The panels a wall can show, in their order on the screen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Panel {
+    Nodes,
+    Models,
+    Trouble,
+    Weights,
+    Trends,
+}
+
+impl Panel {
+    pub const ALL: [Self; 5] = [
+        Self::Nodes,
+        Self::Models,
+        Self::Trouble,
+        Self::Weights,
+        Self::Trends,
+    ];
+
+    pub fn slug(self) -> &'static str {
+        match self {
+            Self::Nodes => "nodes",
+            Self::Models => "models",
+            Self::Trouble => "trouble",
+            Self::Weights => "weights",
+            Self::Trends => "trends",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Nodes => "Nodes and GPUs",
+            Self::Models => "Models not serving",
+            Self::Trouble => "Nodes in trouble",
+            Self::Weights => "Reclaimable disk",
+            Self::Trends => "Last hours",
+        }
+    }
+
+    pub fn from_slug(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.slug() == s)
+    }
+}
+
+/// Which panels, and how many seconds each is shown when they take turns
+/// (`/wall?panels=models,nodes&cycle=30`). Unknown names are ignored; none
+/// at all means every panel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WallLayout {
+    pub panels: Vec<Panel>,
+    /// `None`: every chosen panel at once.
+    pub cycle_seconds: Option<u64>,
+}
+
+impl WallLayout {
+    pub const MIN_CYCLE: u64 = 5;
+
+    pub fn from_query(panels: Option<&str>, cycle: Option<&str>) -> Self {
+        let mut chosen: Vec<Panel> = Vec::new();
+        for p in panels
+            .unwrap_or_default()
+            .split(',')
+            .filter_map(|s| Panel::from_slug(s.trim()))
+        {
+            if !chosen.contains(&p) {
+                chosen.push(p);
+            }
+        }
+        if chosen.is_empty() {
+            chosen = Panel::ALL.to_vec();
+        }
+        let cycle_seconds = cycle
+            .and_then(|c| c.trim().parse::<u64>().ok())
+            .filter(|c| *c > 0)
+            .map(|c| c.max(Self::MIN_CYCLE))
+            .filter(|_| chosen.len() > 1);
+        Self {
+            panels: chosen,
+            cycle_seconds,
+        }
+    }
+
+    /// The link that opens this layout, for a kiosk browser's start page.
+    pub fn href(&self) -> String {
+        let panels: Vec<&str> = self.panels.iter().map(|p| p.slug()).collect();
+        let mut href = format!("/wall?panels={}", panels.join(","));
+        if let Some(c) = self.cycle_seconds {
+            href.push_str(&format!("&cycle={c}"));
+        }
+        href
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotServing {
+    pub model: String,
+    /// "not placed", "below minimum", "starting for long".
+    pub what: String,
+    /// The one line that says why.
+    pub why: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Trouble {
+    pub node: String,
+    pub what: Vec<String>,
+}
+
+/// The headline figures at one moment, kept for the trends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sample {
+    /// Seconds since the Unix epoch.
+    pub at: i64,
+    pub gpu_free: i64,
+    pub gpu_total: i64,
+    pub unhealthy_gpus: i64,
+    pub not_serving: i64,
+    pub nodes_in_trouble: i64,
+    pub reclaimable_bytes: i64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WallView {
+    /// When the console read the data, seconds since the Unix epoch.
+    pub taken_at: i64,
+    /// The console's build: a page from another build reloads itself.
+    pub build: String,
+    pub nodes: usize,
+    /// Each state with its count, in the order ready, cordoned, draining,
+    /// then others; "-" for nodes that report none.
+    pub nodes_by_state: Vec<(String, usize)>,
+    /// Nodes whose agent has gone silent.
+    pub unreported: usize,
+    pub gpu_free: i64,
+    pub gpu_total: i64,
+    pub unhealthy_gpus: usize,
+    pub not_serving: Vec<NotServing>,
+    pub troubled: Vec<Trouble>,
+    pub reclaimable_bytes: i64,
+    pub orphan_nodes: usize,
+    /// Oldest first.
+    pub trends: Vec<Sample>,
+}
+
+/// Whether a node's agent has gone silent.
+pub fn is_silent(n: &NodeView) -> bool {
+    n.state == NodeState::NotReported
+        || format::parse_duration(&n.last_seen_ago).is_some_and(|s| s >= SILENT_SEC)
+}
+
+/// The lists joined into the wall's figures; `explain` gives the explanation
+/// of a model that is not placed, when one could be read.
+pub fn wall_view(
+    nodes: &[NodeView],
+    models: &[ModelView],
+    replicas: &[ReplicaView],
+    orphans: &[OrphanView],
+    explain: &dyn Fn(&str) -> Option<ExplainView>,
+) -> WallView {
+    let mut v = WallView {
+        nodes: nodes.len(),
+        ..WallView::default()
+    };
+    let order = |s: &str| match s {
+        "ready" => 0,
+        "cordoned" => 1,
+        "draining" => 2,
+        _ => 3,
+    };
+    for n in nodes {
+        let state = format::or_dash(n.state.as_str());
+        match v.nodes_by_state.iter_mut().find(|(s, _)| *s == state) {
+            Some((_, c)) => *c += 1,
+            None => v.nodes_by_state.push((state, 1)),
+        }
+        v.gpu_free += n.gpu_free;
+        v.gpu_total += n.gpu_total;
+        v.unhealthy_gpus += n.unhealthy.len();
+        v.unreported += usize::from(is_silent(n));
+        let mut what = Vec::new();
+        if is_silent(n) {
+            what.push(format!(
+                "not reported for {}",
+                format::or_dash(&n.last_seen_ago)
+            ));
+        }
+        if !n.unhealthy.is_empty() {
+            what.push(format::count(
+                n.unhealthy.len(),
+                "unhealthy GPU",
+                "unhealthy GPUs",
+            ));
+        }
+        if n.disk_total_gb > 0
+            && (n.disk_free_gb as f64) < n.disk_total_gb as f64 * DISK_NEARLY_FULL
+        {
+            what.push(format!(
+                "disk {}",
+                format::disk(n.disk_free_gb, n.disk_total_gb)
+            ));
+        }
+        let failing = replicas
+            .iter()
+            .filter(|r| has_error(r) && r.shards.iter().any(|s| s.node == n.id))
+            .count();
+        if failing > 0 {
+            what.push(format!(
+                "{} with errors",
+                format::count(failing, "replica", "replicas")
+            ));
+        }
+        if !what.is_empty() {
+            v.troubled.push(Trouble {
+                node: n.id.clone(),
+                what,
+            });
+        }
+    }
+    v.nodes_by_state.sort_by_key(|(s, _)| (order(s), s.clone()));
+    for m in models {
+        let status = ModelStatus::of(m);
+        let long_start = replicas
+            .iter()
+            .filter(|r| r.model == m.name && r.state != "ready")
+            .map(|r| r.age_sec)
+            .max()
+            .filter(|age| *age >= STARTING_TOO_LONG_SEC);
+        let entry = match status {
+            ModelStatus::NotPlaced => Some(NotServing {
+                model: m.name.clone(),
+                what: "not placed".into(),
+                why: explain(&m.name)
+                    .and_then(|e| {
+                        let groups = group_by_reason(&e.rejections);
+                        groups.first().map(|g| match groups.len() {
+                            1 => format!("{} (×{})", g.reason, g.count),
+                            k => format!("{} (×{}, {k} reasons)", g.reason, g.count),
+                        })
+                    })
+                    .unwrap_or_else(|| "no placement attempted yet".into()),
+            }),
+            _ if long_start.is_some() => Some(NotServing {
+                model: m.name.clone(),
+                what: "starting for long".into(),
+                why: format!(
+                    "a replica has been starting for {}",
+                    format::duration(long_start.unwrap_or_default())
+                ),
+            }),
+            ModelStatus::Starting if m.ready < m.min => Some(NotServing {
+                model: m.name.clone(),
+                what: "below minimum".into(),
+                why: format!(
+                    "{} of {} ready, {} starting",
+                    m.ready,
+                    m.min,
+                    m.total - m.ready
+                ),
+            }),
+            _ => None,
+        };
+        v.not_serving.extend(entry);
+    }
+    v.orphan_nodes = orphans.iter().filter(|o| !o.paths.is_empty()).count();
+    v.reclaimable_bytes = orphans.iter().map(|o| o.bytes.max(0)).sum();
+    v
+}
+
+impl WallView {
+    pub fn sample(&self) -> Sample {
+        Sample {
+            at: self.taken_at,
+            gpu_free: self.gpu_free,
+            gpu_total: self.gpu_total,
+            unhealthy_gpus: self.unhealthy_gpus as i64,
+            not_serving: self.not_serving.len() as i64,
+            nodes_in_trouble: self.troubled.len() as i64,
+            reclaimable_bytes: self.reclaimable_bytes,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_layout_is_read_from_the_link_and_written_back() {
+        let l = WallLayout::from_query(Some("models,bogus,nodes,models"), Some("30"));
+        assert_eq!(l.panels, [Panel::Models, Panel::Nodes]);
+        assert_eq!(l.cycle_seconds, Some(30));
+        assert_eq!(l.href(), "/wall?panels=models,nodes&cycle=30");
+        let all = WallLayout::from_query(None, Some("1"));
+        assert_eq!(all.panels, Panel::ALL);
+        assert_eq!(all.cycle_seconds, Some(WallLayout::MIN_CYCLE));
+        // One panel has nothing to take turns with.
+        assert_eq!(
+            WallLayout::from_query(Some("trends"), Some("30")).cycle_seconds,
+            None
+        );
+    }
+
+    #[test]
+    fn models_not_serving_say_why_in_one_line() {
+        let model = |name: &str, ready, min, total| ModelView {
+            name: name.into(),
+            ready,
+            min,
+            total,
+            ..Default::default()
+        };
+        let models = vec![
+            model("fine", 2, 2, 2),
+            model("stuck", 0, 1, 0),
+            model("short", 1, 2, 2),
+            model("off", 0, 0, 0),
+        ];
+        let starting = ReplicaView {
+            model: "short".into(),
+            state: "starting".into(),
+            age_sec: 60,
+            ..Default::default()
+        };
+        let explain = |m: &str| {
+            (m == "stuck").then(|| ExplainView {
+                model: m.into(),
+                placed: false,
+                rejections: vec![crate::admin_api::types::Rejection {
+                    reason: "needs 8 free GPUs, 0 free".into(),
+                    ..Default::default()
+                }],
+            })
+        };
+        let v = wall_view(&[], &models, &[starting], &[], &explain);
+        let lines: Vec<(String, String)> = v
+            .not_serving
+            .iter()
+            .map(|n| (n.model.clone(), format!("{}: {}", n.what, n.why)))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                (
+                    "stuck".to_string(),
+                    "not placed: needs 8 free GPUs, 0 free (×1)".to_string()
+                ),
+                (
+                    "short".to_string(),
+                    "below minimum: 1 of 2 ready, 1 starting".to_string()
+                ),
+            ]
+        );
+    }
+}

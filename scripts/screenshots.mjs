@@ -1,0 +1,44 @@
+// The README's screenshots, taken from the release binary on its demo
+// cluster in the same Chromium the end-to-end suite uses:
+// `node scripts/screenshots.mjs` after `make build`.
+
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import { resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const BIN = resolve(ROOT, 'target/release/llmgw-console');
+const { chromium } = createRequire(resolve(ROOT, 'end2end/package.json'))('@playwright/test');
+
+const port = await new Promise((ok) => {
+  const s = net.createServer();
+  s.listen(0, '127.0.0.1', () => {
+    const { port } = s.address();
+    s.close(() => ok(port));
+  });
+});
+const console_ = spawn(BIN, ['--demo', '--listen', `127.0.0.1:${port}`, '--log', 'warn'], { stdio: 'ignore' });
+const base = `http://127.0.0.1:${port}`;
+for (let i = 0; ; i++) {
+  try {
+    if ((await fetch(`${base}/healthz`)).ok) break;
+  } catch {}
+  if (i > 200) throw new Error('the console did not come up');
+  await new Promise((r) => setTimeout(r, 50));
+}
+
+const executablePath = process.env.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
+const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu'] });
+try {
+  const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
+  await page.goto(`${base}/wall`);
+  await page.waitForFunction(() => document.documentElement.hasAttribute('data-hydrated'));
+  await page.waitForTimeout(1500);
+  await page.screenshot({ path: resolve(ROOT, 'docs/wall.png') });
+  console.log('docs/wall.png');
+} finally {
+  await browser.close();
+  console_.kill();
+}
