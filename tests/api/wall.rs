@@ -90,16 +90,18 @@ async fn panels_and_their_turns_come_from_the_link() {
         .filter_map(|p| p.value().attr("data-panel"))
         .collect();
     assert_eq!(slugs, ["trouble", "models"]);
-    // Taking turns: the first is on screen, the other waits.
-    assert!(panels[0].value().attr("hidden").is_none());
-    assert!(panels[1].value().attr("hidden").is_some());
+    // Taking turns: the wall says the first is on screen (the stylesheet
+    // hides the others by their index).
+    assert_eq!(page.one(".wall").value().attr("data-shown"), Some("0"));
+    assert!(page.has(".wall-panels.cycling"));
+    let indexes: Vec<&str> = panels
+        .iter()
+        .filter_map(|p| p.value().attr("data-index"))
+        .collect();
+    assert_eq!(indexes, ["0", "1"]);
     // No turns asked for: both at once.
     let page = app.parsed("/wall?panels=trouble,models").await;
-    assert!(
-        page.all(".wall-panel")
-            .iter()
-            .all(|p| p.value().attr("hidden").is_none())
-    );
+    assert!(!page.has(".wall-panels.cycling"));
 }
 
 #[tokio::test]

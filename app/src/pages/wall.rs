@@ -35,7 +35,10 @@ pub fn WallPage() -> impl IntoView {
     let admin_api = UiSettings::current().admin_api;
     view! {
         <Title text="Wall" />
-        <div class="wall">
+        // Which panel is on screen is said once, here, for the page's life:
+        // a closure per panel in every update would subscribe anew to the
+        // turn each time, and a wall updates for days.
+        <div class="wall" data-shown=move || shown.get()>
             <header class="wall-head">
                 <span class="wall-cluster">{admin_api}</span>
                 <Clock />
@@ -44,7 +47,7 @@ pub fn WallPage() -> impl IntoView {
                 resource=data
                 render=move |view: WallView| {
                     let layout = layout.get_untracked();
-                    view! { <Panels view layout shown /> }
+                    view! { <Panels view layout /> }
                 }
             />
         </div>
@@ -149,7 +152,7 @@ fn time_of_day(secs: i64) -> String {
 }
 
 #[component]
-fn Panels(view: WallView, layout: WallLayout, shown: RwSignal<usize>) -> impl IntoView {
+fn Panels(view: WallView, layout: WallLayout) -> impl IntoView {
     let cycling = layout.cycle_seconds.is_some();
     let taken = format!("data of {} UTC", time_of_day(view.taken_at));
     view! {
@@ -161,9 +164,8 @@ fn Panels(view: WallView, layout: WallLayout, shown: RwSignal<usize>) -> impl In
                 .enumerate()
                 .map(|(i, panel)| {
                     let panel = *panel;
-                    let hidden = move || cycling && shown.get() != i;
                     view! {
-                        <section class="wall-panel" data-panel=panel.slug() hidden=hidden>
+                        <section class="wall-panel" data-panel=panel.slug() data-index=i>
                             <h2>{panel.title()}</h2>
                             {panel_body(panel, &view)}
                         </section>
