@@ -29,6 +29,9 @@ pub mod startup;
 #[cfg(feature = "hydrate")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
+    // A panic's message in the browser console helps while developing; a
+    // release build leaves the hook (and its formatting code) out.
+    #[cfg(debug_assertions)]
     console_error_panic_hook::set_once();
     leptos::mount::hydrate_body(app::App);
     app::mark_hydrated();

@@ -2,7 +2,9 @@
 //! functions, the simulator and the pages alike.
 //!
 //! The real server's JSON tags are unpublished, so decoding is forgiving on
-//! purpose: every field is also accepted under its Go name (`GPUFree`), unknown
+//! purpose: every field is also accepted under its Go name (`GPUFree`; only
+//! on the server, which alone reads the admin API: the browser reads the
+//! console's own encoding, and need not carry the names), unknown
 //! fields are ignored, and a missing field or a Go `null` means "not reported"
 //! rather than a failed page. Encoding always uses this project's snake_case.
 
@@ -33,33 +35,45 @@ where
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct NodeView {
-    #[serde(alias = "ID", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "ID"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub id: String,
-    #[serde(alias = "State", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "State"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub state: NodeState,
-    #[serde(alias = "GPUFree", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "GPUFree"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub gpu_free: i64,
-    #[serde(alias = "GPUTotal", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "GPUTotal"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub gpu_total: i64,
     /// 0 when the agent did not report it (older agents do not).
-    #[serde(alias = "MemoryGB", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "MemoryGB"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub memory_gb: i64,
-    #[serde(alias = "DiskFreeGB", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "DiskFreeGB"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub disk_free_gb: i64,
     /// 0 when unknown: an older agent, or a node with no model directories.
-    #[serde(alias = "DiskTotalGB", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "DiskTotalGB"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub disk_total_gb: i64,
-    #[serde(alias = "Classes", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Classes"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub classes: Vec<String>,
-    #[serde(alias = "Fabrics", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Fabrics"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub fabrics: Vec<String>,
-    #[serde(alias = "Replicas", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Replicas"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub replicas: i64,
     /// Already formatted by the server ("3s").
-    #[serde(alias = "LastSeenAgo", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "LastSeenAgo"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub last_seen_ago: String,
     /// One line per unhealthy GPU; those GPUs are kept out of placement.
-    #[serde(alias = "Unhealthy", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Unhealthy"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub unhealthy: Vec<String>,
 }
 
@@ -138,19 +152,26 @@ impl std::fmt::Display for NodeState {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ModelView {
-    #[serde(alias = "Name", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Name"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub name: String,
-    #[serde(alias = "Ready", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Ready"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub ready: i64,
-    #[serde(alias = "Min", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Min"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub min: i64,
-    #[serde(alias = "Total", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Total"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub total: i64,
-    #[serde(alias = "Aliases", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Aliases"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub aliases: Vec<String>,
-    #[serde(alias = "Profiles", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Profiles"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub profiles: Vec<String>,
-    #[serde(alias = "Fallbacks", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Fallbacks"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub fallbacks: Vec<String>,
 }
 
@@ -158,13 +179,17 @@ pub struct ModelView {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Shard {
-    #[serde(alias = "ID", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "ID"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub id: String,
-    #[serde(alias = "Node", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Node"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub node: String,
-    #[serde(alias = "GPUs", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "GPUs"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub gpus: Vec<i64>,
-    #[serde(alias = "Err", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Err"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub err: String,
 }
 
@@ -172,25 +197,34 @@ pub struct Shard {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ReplicaView {
-    #[serde(alias = "ID", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "ID"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub id: String,
-    #[serde(alias = "Model", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Model"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub model: String,
-    #[serde(alias = "State", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "State"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub state: String,
-    #[serde(alias = "Pool", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Pool"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub pool: String,
-    #[serde(alias = "Endpoint", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Endpoint"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub endpoint: String,
-    #[serde(alias = "Shards", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Shards"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub shards: Vec<Shard>,
-    #[serde(alias = "AgeSec", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "AgeSec"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub age_sec: i64,
     /// Negative when nothing has reported use yet (see [`IDLE_NOT_REPORTED`]).
-    #[serde(alias = "IdleSec", deserialize_with = "null_as_idle_unknown")]
+    #[cfg_attr(feature = "ssr", serde(alias = "IdleSec"))]
+    #[serde(deserialize_with = "null_as_idle_unknown")]
     pub idle_sec: i64,
     /// Replica-level error, empty when none.
-    #[serde(alias = "Err", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Err"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub err: String,
 }
 
@@ -215,15 +249,19 @@ impl Default for ReplicaView {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Rejection {
-    #[serde(alias = "Profile", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Profile"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub profile: String,
     /// May be empty: not every rejection concerns a pool.
-    #[serde(alias = "Pool", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Pool"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub pool: String,
     /// May be empty: not every rejection concerns a node.
-    #[serde(alias = "Node", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Node"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub node: String,
-    #[serde(alias = "Reason", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Reason"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub reason: String,
 }
 
@@ -231,11 +269,14 @@ pub struct Rejection {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ExplainView {
-    #[serde(alias = "Model", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Model"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub model: String,
-    #[serde(alias = "Placed", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Placed"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub placed: bool,
-    #[serde(alias = "Rejections", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Rejections"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub rejections: Vec<Rejection>,
 }
 
@@ -245,12 +286,15 @@ pub struct ExplainView {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct OrphanView {
-    #[serde(alias = "Node", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Node"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub node: String,
-    #[serde(alias = "Paths", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Paths"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub paths: Vec<String>,
     /// 0 when the node did not report a size.
-    #[serde(alias = "Bytes", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Bytes"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub bytes: i64,
 }
 
@@ -258,15 +302,18 @@ pub struct OrphanView {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CollectResult {
-    #[serde(alias = "Node", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Node"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub node: String,
-    #[serde(alias = "Files", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Files"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub files: i64,
-    #[serde(alias = "Bytes", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Bytes"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub bytes: i64,
     /// This node's refusal or failure; the other nodes' results still stand.
+    #[cfg_attr(feature = "ssr", serde(alias = "Error"))]
     #[serde(
-        alias = "Error",
         deserialize_with = "null_as_default",
         skip_serializing_if = "String::is_empty"
     )]
@@ -277,7 +324,8 @@ pub struct CollectResult {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CollectRequest {
-    #[serde(alias = "Node", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Node"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub node: String,
 }
 
@@ -313,9 +361,11 @@ pub struct NodeStateRequest {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct NodeStateChange {
-    #[serde(alias = "ID", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "ID"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub id: String,
-    #[serde(alias = "State", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "State"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub state: NodeState,
 }
 
@@ -323,7 +373,8 @@ pub struct NodeStateChange {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ErrorBody {
-    #[serde(alias = "Error", deserialize_with = "null_as_default")]
+    #[cfg_attr(feature = "ssr", serde(alias = "Error"))]
+    #[serde(deserialize_with = "null_as_default")]
     pub error: String,
 }
 
