@@ -413,13 +413,10 @@ impl Outlook {
                 if k == 1 { "has" } else { "have" }
             ),
             (Some(best), k) => format!(
-                "{} of {n} {} a fix in reach; the best: {} would remove {} of {n}.{}",
+                "{} of {n} {} {} a fix in reach; the best: {} would remove {} of {n}.{}",
                 self.in_reach,
-                if self.in_reach == 1 {
-                    "rejection has"
-                } else {
-                    "rejections have"
-                },
+                if n == 1 { "rejection" } else { "rejections" },
+                if self.in_reach == 1 { "has" } else { "have" },
                 best.fix.gerund(),
                 best.removes,
                 match k {
