@@ -18,14 +18,14 @@ pub mod urls;
 pub mod wall;
 
 use leptos::prelude::*;
-use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
+use leptos_meta::{MetaTags, Stylesheet, provide_meta_context};
 use leptos_router::{
     SsrMode,
     components::{A, Route, Router, Routes},
     path,
 };
 
-use components::NotFound;
+use components::{NotFound, TabPulse};
 use pages::{
     AuditPage, ModelsPage, NodePage, NodesPage, OverviewPage, PlacementPage, ReplicasPage,
     WallPage, WallSetupPage, WeightsPage,
@@ -44,7 +44,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <meta name=ui_settings::META_NAME content=ui />
-                <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+                <link id=components::tab_pulse::ICON_ID rel="icon" href="/favicon.svg" type="image/svg+xml" />
                 // Renders nothing unless `make dev` (cargo leptos watch) runs us.
                 <AutoReload options=options.clone() />
                 <HydrationScripts options />
@@ -66,8 +66,8 @@ pub fn App() -> impl IntoView {
     // page, and every link pasted into a chat, reads fully with JavaScript off.
     view! {
         <Stylesheet id="leptos" href="/pkg/llmgw-console.css" />
-        <Title formatter=|page: String| format!("{page} · llmgw console") />
         <Router>
+            <TabPulse />
             <Header ui=ui.clone() />
             <main>
                 <Routes fallback=NotFound>

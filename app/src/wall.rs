@@ -284,7 +284,47 @@ pub fn wall_view(
     v
 }
 
+/// The cluster's state in two numbers, for a tab's title and icon.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pulse {
+    pub not_serving: usize,
+    pub nodes_in_trouble: usize,
+}
+
+impl Pulse {
+    /// The icon that says it from the tab strip: red when a model does not
+    /// serve, amber when only nodes are in trouble.
+    pub fn icon(self) -> &'static str {
+        if self.not_serving > 0 {
+            "/favicon-bad.svg"
+        } else if self.nodes_in_trouble > 0 {
+            "/favicon-warn.svg"
+        } else {
+            "/favicon.svg"
+        }
+    }
+
+    /// The tab's title around a page's own: "(2) Nodes · llmgw console — 2
+    /// models not serving".
+    pub fn title(self, page: &str) -> String {
+        match self.not_serving {
+            0 => format!("{page} · llmgw console"),
+            n => format!(
+                "({n}) {page} · llmgw console — {}",
+                format::count(n, "model not serving", "models not serving")
+            ),
+        }
+    }
+}
+
 impl WallView {
+    pub fn pulse(&self) -> Pulse {
+        Pulse {
+            not_serving: self.not_serving.len(),
+            nodes_in_trouble: self.troubled.len(),
+        }
+    }
+
     pub fn sample(&self) -> Sample {
         Sample {
             at: self.taken_at,
@@ -316,6 +356,27 @@ mod tests {
             WallLayout::from_query(Some("trends"), Some("30")).cycle_seconds,
             None
         );
+    }
+
+    #[test]
+    fn the_pulse_names_the_tab_and_colours_its_icon() {
+        let calm = Pulse::default();
+        assert_eq!(calm.title("Nodes"), "Nodes · llmgw console");
+        assert_eq!(calm.icon(), "/favicon.svg");
+        let troubled = Pulse {
+            not_serving: 0,
+            nodes_in_trouble: 3,
+        };
+        assert_eq!(troubled.icon(), "/favicon-warn.svg");
+        let down = Pulse {
+            not_serving: 2,
+            nodes_in_trouble: 3,
+        };
+        assert_eq!(
+            down.title("Nodes"),
+            "(2) Nodes · llmgw console — 2 models not serving"
+        );
+        assert_eq!(down.icon(), "/favicon-bad.svg");
     }
 
     #[test]

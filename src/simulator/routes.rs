@@ -49,6 +49,23 @@ pub fn router(sim: Simulator) -> Router {
                 },
             ),
         )
+        // What an operator's `llmgw ctl` edit of the catalog would do: a
+        // model asks for more replicas than run, and stops serving.
+        .route(
+            "/_simulator/minimum",
+            post(
+                |State(sim): State<Simulator>, Json(request): Json<MinimumRequest>| async move {
+                    let mut cluster = sim.cluster();
+                    match cluster.models.iter_mut().find(|m| m.name == request.model) {
+                        Some(model) => {
+                            model.min = request.min;
+                            StatusCode::NO_CONTENT.into_response()
+                        }
+                        None => error(StatusCode::NOT_FOUND, format!("no model {}", request.model)),
+                    }
+                },
+            ),
+        )
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such endpoint".into()) })
         .route(
             "/_simulator/calls",
@@ -63,6 +80,12 @@ pub fn router(sim: Simulator) -> Router {
             calls::count,
         ))
         .with_state(sim)
+}
+
+#[derive(serde::Deserialize)]
+struct MinimumRequest {
+    model: String,
+    min: i64,
 }
 
 fn error(status: StatusCode, message: String) -> Response {

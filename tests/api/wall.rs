@@ -144,3 +144,22 @@ async fn fifty_walls_cost_one_call_per_list() {
         assert!(n <= 1, "{list}: {n} calls for 50 walls");
     }
 }
+
+#[tokio::test]
+async fn every_tab_reads_the_same_pulse_as_the_wall() {
+    let app = TestApp::spawn().await;
+    let response = app.server_fn("cluster_pulse", &[]).await;
+    assert_eq!(response.status(), 200);
+    let pulse: app::wall::Pulse = response.json().await.expect("a pulse");
+    let page = app.parsed("/wall").await;
+    assert_eq!(
+        pulse.not_serving,
+        page.all("[data-panel=models] li").len(),
+        "as many as the wall lists"
+    );
+    assert_eq!(
+        pulse.nodes_in_trouble,
+        page.all("[data-panel=trouble] li").len()
+    );
+    assert!(pulse.not_serving > 0, "the demo has models not serving");
+}

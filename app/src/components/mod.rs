@@ -10,6 +10,7 @@ pub mod node_actions;
 pub mod nodes_table;
 pub mod not_found;
 pub mod receipt;
+pub mod tab_pulse;
 pub mod table;
 
 pub use action_refusal::ActionRefusal;
@@ -22,4 +23,5 @@ pub use node_actions::{NodeActionDialog, NodeActions, UncordonButton};
 pub use nodes_table::NodesTable;
 pub use not_found::NotFound;
 pub use receipt::ReceiptBanner;
+pub use tab_pulse::TabPulse;
 pub use table::{FilterBar, FilteredTable, SortHeader, SortKey, TableQuery, use_table_query};

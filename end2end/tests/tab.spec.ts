@@ -1,0 +1,24 @@
+import { cluster, expect, hydrated, test, waitForHydration } from './support';
+
+test('the tab title and icon say when a model stops serving', async ({ page }, testInfo) => {
+  test.skip(!hydrated(testInfo), 'the title follows the cluster only while the page runs');
+  const { models } = await cluster(testInfo);
+  // A model serving with every replica ready: asking for more than run
+  // leaves it not placed.
+  const model = models.find((m) => m.min > 0 && m.ready >= m.min && m.total === m.ready)!;
+  await page.goto('/nodes');
+  await waitForHydration(page);
+  await expect(page).toHaveTitle(/^\(\d+\) Nodes · llmgw console — \d+ models? not serving$/);
+  const before = Number((await page.title()).match(/^\((\d+)\)/)![1]);
+  await expect(page.locator('link#tab-icon')).toHaveAttribute('href', '/favicon-bad.svg');
+
+  const sim = testInfo.project.metadata.simulator as string;
+  const response = await fetch(`${sim}/_simulator/minimum`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: model.name, min: model.ready + 3 }),
+  });
+  expect(response.status).toBe(204);
+  const after = before + 1;
+  await expect(page).toHaveTitle(`(${after}) Nodes · llmgw console — ${after} models not serving`, { timeout: 10_000 });
+});
