@@ -6,7 +6,9 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
+#[cfg(feature = "hydrate")]
 use super::refresh_ticker;
+#[cfg(feature = "hydrate")]
 use crate::server_fns::wall::cluster_pulse;
 use crate::wall::Pulse;
 
@@ -15,26 +17,30 @@ pub const ICON_ID: &str = "tab-icon";
 
 #[component]
 pub fn TabPulse() -> impl IntoView {
-    let refresh = refresh_ticker();
-    // In the browser only: a page rendered on the server says its own name,
-    // and a tab without JavaScript does not refresh anyway.
-    let pulse = LocalResource::new(move || {
-        refresh.track();
-        cluster_pulse()
-    });
     // Kept through a failed refresh: a hiccup does not clear the warning.
     let current = RwSignal::new(Pulse::default());
-    Effect::new(move |_| {
-        if let Some(Ok(p)) = pulse.get() {
-            current.set(p);
-        }
-    });
+    // In the browser only. A page rendered on the server says its own name;
+    // and a `LocalResource` made there is dropped on whichever worker thread
+    // finishes the render, which its `SendWrapper` answers with a panic (a
+    // 500 for about one request in a hundred under load).
     #[cfg(feature = "hydrate")]
-    Effect::new(move |_| {
-        let icon = current.get().icon();
-        if let Some(link) = document().get_element_by_id(ICON_ID) {
-            let _ = link.set_attribute("href", icon);
-        }
-    });
+    {
+        let refresh = refresh_ticker();
+        let pulse = LocalResource::new(move || {
+            refresh.track();
+            cluster_pulse()
+        });
+        Effect::new(move |_| {
+            if let Some(Ok(p)) = pulse.get() {
+                current.set(p);
+            }
+        });
+        Effect::new(move |_| {
+            let icon = current.get().icon();
+            if let Some(link) = document().get_element_by_id(ICON_ID) {
+                let _ = link.set_attribute("href", icon);
+            }
+        });
+    }
     view! { <Title formatter=move |page: String| current.get().title(&page) /> }
 }
