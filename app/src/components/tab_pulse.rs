@@ -6,10 +6,6 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-#[cfg(feature = "hydrate")]
-use super::refresh_ticker;
-#[cfg(feature = "hydrate")]
-use crate::server_fns::wall::cluster_pulse;
 use crate::wall::Pulse;
 
 /// The `<link rel="icon">` the shell writes, which the pulse repoints.
@@ -17,14 +13,30 @@ pub const ICON_ID: &str = "tab-icon";
 
 #[component]
 pub fn TabPulse() -> impl IntoView {
-    // Kept through a failed refresh: a hiccup does not clear the warning.
-    let current = RwSignal::new(Pulse::default());
-    // In the browser only. A page rendered on the server says its own name;
-    // and a `LocalResource` made there is dropped on whichever worker thread
-    // finishes the render, which its `SendWrapper` answers with a panic (a
-    // 500 for about one request in a hundred under load).
+    // On the server the title is the page's own. Its formatter runs when the
+    // head is written, after the body and outside the render's reactive
+    // arena, so it must not read a signal there (one render in a few
+    // hundred panicked doing so under load).
+    #[cfg(not(feature = "hydrate"))]
+    let formatter = |page: String| Pulse::default().title(&page);
     #[cfg(feature = "hydrate")]
-    {
+    let formatter = in_browser::follow_the_cluster();
+    view! { <Title formatter /> }
+}
+
+#[cfg(feature = "hydrate")]
+mod in_browser {
+    use leptos::prelude::*;
+
+    use super::{ICON_ID, Pulse};
+    use crate::components::refresh_ticker;
+    use crate::server_fns::wall::cluster_pulse;
+
+    /// Polls the pulse with the page's refresh, repoints the icon, and
+    /// returns the title's formatter.
+    pub fn follow_the_cluster() -> impl Fn(String) -> String + Send + Sync + 'static {
+        // Kept through a failed refresh: a hiccup does not clear the warning.
+        let current = RwSignal::new(Pulse::default());
         let refresh = refresh_ticker();
         let pulse = LocalResource::new(move || {
             refresh.track();
@@ -41,6 +53,6 @@ pub fn TabPulse() -> impl IntoView {
                 let _ = link.set_attribute("href", icon);
             }
         });
+        move |page: String| current.get().title(&page)
     }
-    view! { <Title formatter=move |page: String| current.get().title(&page) /> }
 }
