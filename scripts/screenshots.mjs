@@ -38,6 +38,22 @@ try {
   await page.waitForTimeout(1500);
   await page.screenshot({ path: resolve(ROOT, 'docs/wall.png') });
   console.log('docs/wall.png');
+
+  // The page a chat link opens on a phone at 3 a.m.
+  const phone = await browser.newPage({ viewport: { width: 360, height: 740 }, deviceScaleFactor: 2 });
+  await phone.goto(`${base}/models`);
+  const explain = await phone.locator('tr', { hasText: 'not placed' }).locator('a[href$="/placement"]').first().getAttribute('href');
+  await phone.goto(`${base}${explain}`);
+  await phone.waitForFunction(() => document.documentElement.hasAttribute('data-hydrated'));
+  await phone.screenshot({ path: resolve(ROOT, 'docs/phone.png') });
+  console.log('docs/phone.png');
+
+  const dark = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark' });
+  const nodes = await dark.newPage();
+  await nodes.goto(`${base}/nodes`);
+  await nodes.waitForFunction(() => document.documentElement.hasAttribute('data-hydrated'));
+  await nodes.screenshot({ path: resolve(ROOT, 'docs/dark.png') });
+  console.log('docs/dark.png');
 } finally {
   await browser.close();
   console_.kill();

@@ -23,6 +23,8 @@ pub mod settings;
 pub mod simulator;
 #[cfg(feature = "ssr")]
 pub mod startup;
+#[cfg(feature = "ssr")]
+pub mod theme_switch;
 
 /// Called by the generated JS once the WASM is loaded: takes over the
 /// server-rendered page without re-rendering it.

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use app::server::{ConsoleContext, csp};
+use app::theme::Theme;
 use app::{App, shell};
 use axum::Router;
 use axum::body::Body;
@@ -27,6 +28,7 @@ use crate::cross_origin::refuse_cross_origin;
 use crate::error_status::status_by_error;
 use crate::readiness::readyz;
 use crate::refusal_return::return_refusals;
+use crate::theme_switch::switch_theme;
 
 /// Server function calls carry a few names at most; anything larger is not
 /// from this console's pages.
@@ -47,6 +49,7 @@ impl ConsoleState {
         provide_context(self.console.clone());
         let mut ui = self.console.ui.clone();
         ui.actor = self.console.actor().to_string();
+        ui.theme = Theme::of_request();
         provide_context(ui);
     }
 }
@@ -84,6 +87,10 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts) -> Router {
     Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
+        .route(
+            &format!("{}/{{choice}}", app::theme::SWITCH_PATH),
+            get(switch_theme),
+        )
         .leptos_routes_with_context(&state, routes, with_context, move || shell(options.clone()))
         .fallback(assets_or_not_found)
         .layer(axum::middleware::from_fn(status_by_error))

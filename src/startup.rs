@@ -27,8 +27,9 @@ pub fn console_context(settings: &Settings, admin_api: &str) -> Result<ConsoleCo
         refresh_millis: (settings.refresh_seconds * 1000.0) as u64,
         read_only: settings.read_only,
         admin_api: client.address().to_string(),
-        actor: String::new(),
         build: crate::assets::build_id(),
+        // Per viewer, set per request.
+        ..UiSettings::default()
     };
     let signer = match &settings.secret_file {
         Some(path) => {

@@ -13,6 +13,7 @@ pub mod pages;
 #[cfg(feature = "ssr")]
 pub mod server;
 pub mod server_fns;
+pub mod theme;
 pub mod ui_settings;
 pub mod urls;
 pub mod wall;
@@ -25,7 +26,7 @@ use leptos_router::{
     path,
 };
 
-use components::{NotFound, TabPulse};
+use components::{CopyLinkButton, NotFound, Shortcuts, TabPulse};
 use pages::{
     AuditPage, ModelsPage, NodePage, NodesPage, OverviewPage, PlacementPage, ReplicasPage,
     WallPage, WallSetupPage, WeightsPage,
@@ -36,10 +37,12 @@ use ui_settings::UiSettings;
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     #[cfg(feature = "ssr")]
     server::csp::apply_to_page();
-    let ui = serde_json::to_string(&UiSettings::current()).unwrap_or_default();
+    let settings = UiSettings::current();
+    let theme = settings.theme.attribute();
+    let ui = serde_json::to_string(&settings).unwrap_or_default();
     view! {
         <!DOCTYPE html>
-        <html lang="en">
+        <html lang="en" data-theme=theme>
             <head>
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -68,6 +71,7 @@ pub fn App() -> impl IntoView {
         <Stylesheet id="leptos" href="/pkg/llmgw-console.css" />
         <Router>
             <TabPulse />
+            <Shortcuts />
             <Header ui=ui.clone() />
             <main>
                 <Routes fallback=NotFound>
@@ -93,6 +97,18 @@ pub fn App() -> impl IntoView {
 fn Header(ui: UiSettings) -> impl IntoView {
     let location = leptos_router::hooks::use_location();
     let on_wall = move || location.pathname.with(|p| p == "/wall");
+    let theme = ui.theme;
+    // The switch comes back to exactly this view.
+    let switch = move || {
+        let (path, query) = (location.pathname.get(), location.search.get());
+        let query = query.trim_start_matches('?');
+        let here = if query.is_empty() {
+            path
+        } else {
+            format!("{path}?{query}")
+        };
+        theme.switch_href(&here)
+    };
     move || {
         (!on_wall()).then(|| {
             let ui = ui.clone();
@@ -115,6 +131,17 @@ fn Header(ui: UiSettings) -> impl IntoView {
                     {if ui.read_only { "Read-only · ".to_string() } else { String::new() }}
                     {ui.actor.clone()}
                 </span>
+                // A full load (rel=external): the server renders the new theme.
+                <a
+                    class="theme"
+                    rel="external"
+                    href=switch
+                    title=format!("Switch to the {} theme", theme.next().word())
+                >
+                    "Theme: "
+                    {theme.word()}
+                </a>
+                <CopyLinkButton />
             </header>
             }
         })

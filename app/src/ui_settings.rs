@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::theme::Theme;
+
 pub const META_NAME: &str = "llmgw-console-ui";
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,6 +26,9 @@ pub struct UiSettings {
     /// The console's build: a wall screen from another build reloads.
     #[serde(default)]
     pub build: String,
+    /// The viewer's theme, from their cookie. Set per request.
+    #[serde(default)]
+    pub theme: Theme,
 }
 
 impl Default for UiSettings {
@@ -34,6 +39,7 @@ impl Default for UiSettings {
             admin_api: String::new(),
             actor: String::new(),
             build: String::new(),
+            theme: Theme::default(),
         }
     }
 }

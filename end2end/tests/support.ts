@@ -155,3 +155,38 @@ export async function waitFor(url: string) {
   }
   throw new Error(`${url} did not come up`);
 }
+
+/** Every view an operator can open from a link: each page, and each dialog
+ * over the page it opens on. */
+export async function everyView(testInfo: TestInfo): Promise<string[]> {
+  const { nodes, models, orphans } = await cluster(testInfo);
+  const node = encodeURIComponent(nodes[0].id);
+  const withOrphans = encodeURIComponent(orphans[0]?.node ?? nodes[0].id);
+  const unplaced = models.find((m) => m.ready < m.min) ?? models[0];
+  return [
+    '/',
+    '/nodes',
+    `/nodes/${node}`,
+    `/nodes?confirm=cordon&node=${node}`,
+    `/nodes?confirm=drain&node=${node}`,
+    `/nodes/${node}?confirm=uncordon&node=${node}`,
+    '/models',
+    `/models/${encodeURIComponent(unplaced.name)}/placement`,
+    `/models/${encodeURIComponent(unplaced.name)}/placement?group=reason`,
+    '/replicas',
+    '/weights',
+    '/weights?confirm=collect',
+    `/weights?confirm=collect&node=${withOrphans}`,
+    '/audit',
+    '/wall',
+    '/wall?panels=models,trends&cycle=5',
+    '/wall/setup',
+    '/no-such-page',
+  ];
+}
+
+/** Opens `path` and, when the page runs, waits for it to hydrate. */
+export async function open(page: Page, testInfo: TestInfo, path: string) {
+  await page.goto(path);
+  if (hydrated(testInfo)) await waitForHydration(page);
+}

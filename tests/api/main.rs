@@ -19,4 +19,5 @@ mod nodes_page;
 mod pages;
 mod resilience;
 mod shared_poll;
+mod theme;
 mod wall;

@@ -4,6 +4,8 @@
 
 use leptos::prelude::*;
 
+use super::CopyButton;
+
 #[component]
 pub fn ConfirmDialog(
     title: String,
@@ -30,7 +32,8 @@ pub fn ConfirmDialog(
 pub fn CtlCommand(command: String) -> impl IntoView {
     view! {
         <p class="ctl">
-            "Same as " <code>{command}</code>
+            "Same as " <code>{command.clone()}</code>
+            <CopyButton text=command what="the command" />
         </p>
     }
 }

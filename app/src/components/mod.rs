@@ -2,6 +2,7 @@
 
 pub mod action_refusal;
 pub mod badges;
+pub mod copy_button;
 pub mod dialog;
 pub mod error_panel;
 pub mod fix_hints;
@@ -10,11 +11,13 @@ pub mod node_actions;
 pub mod nodes_table;
 pub mod not_found;
 pub mod receipt;
+pub mod shortcuts;
 pub mod tab_pulse;
 pub mod table;
 
 pub use action_refusal::ActionRefusal;
 pub use badges::{StateBadge, StatusBadge, UnhealthyRow};
+pub use copy_button::{CopyButton, CopyLinkButton};
 pub use dialog::{ConfirmDialog, CtlCommand};
 pub use error_panel::ErrorPanel;
 pub use fix_hints::{FixHints, OutlookBanner};
@@ -23,5 +26,6 @@ pub use node_actions::{NodeActionDialog, NodeActions, UncordonButton};
 pub use nodes_table::NodesTable;
 pub use not_found::NotFound;
 pub use receipt::ReceiptBanner;
+pub use shortcuts::Shortcuts;
 pub use tab_pulse::TabPulse;
 pub use table::{FilterBar, FilteredTable, SortHeader, SortKey, TableQuery, use_table_query};

@@ -222,7 +222,7 @@ fn RejectionTable(
 ) -> impl IntoView {
     let ix = around.index();
     view! {
-        <table class="data rejections">
+        <table class="data rejections stack">
             <thead>
                 <tr>
                     <SortHeader query column="profile" label="Profile" />
@@ -240,11 +240,11 @@ fn RejectionTable(
                         let live = ix.node(&r.node).cloned();
                         view! {
                             <tr>
-                                <td>{r.profile}</td>
-                                <td>{format::or_dash(&r.pool)}</td>
-                                <td><LiveNode node=r.node live /></td>
-                                <td class="reason">{r.reason}</td>
-                                <td class="fixes-cell"><FixHints fixes /></td>
+                                <td data-label="Profile">{r.profile}</td>
+                                <td data-label="Pool">{format::or_dash(&r.pool)}</td>
+                                <td data-label="Node"><LiveNode node=r.node live /></td>
+                                <td class="reason" data-label="Reason">{r.reason}</td>
+                                <td class="fixes-cell" data-label="What would change it"><FixHints fixes /></td>
                             </tr>
                         }
                     })
@@ -265,10 +265,10 @@ fn ByReason(rejections: Vec<Rejection>, around: Surroundings) -> impl IntoView {
                     let reason = g.reason.clone();
                     view! {
                         <section class="group">
-                            <h3>
+                            <h2>
                                 <span class="reason">{g.reason}</span>
                                 <span class="group-count">{format!(" ×{}", g.count)}</span>
-                            </h3>
+                            </h2>
                             {if g.nodes.is_empty() {
                                 view! { <p class="muted">"Names no node (a pool or profile as a whole)."</p> }.into_any()
                             } else {
@@ -311,7 +311,7 @@ fn ByNode(rejections: Vec<Rejection>, around: Surroundings) -> impl IntoView {
                     };
                     view! {
                         <section class="group">
-                            <h3>{heading}</h3>
+                            <h2>{heading}</h2>
                             <ul>
                                 {g.rejections
                                     .into_iter()
