@@ -1,4 +1,4 @@
-import { expect, hydrated, nodeRow, open, test } from './support';
+import { expect, hydrated, nodeRow, open, test, waitForHydration } from './support';
 
 test.beforeEach(async ({}, testInfo) => {
   test.skip(!hydrated(testInfo), 'keyboard shortcuts run with the page');
@@ -15,7 +15,9 @@ test('/ focuses the filter, Enter filters, Esc clears it; keys typed there stay 
   await expect(page).toHaveURL(/\/nodes$/);
   await filter.fill('h100');
   await page.keyboard.press('Enter');
+  // The filter form loads the page anew; its keys work once it runs again.
   await expect(page).toHaveURL(/[?&]q=h100/);
+  await waitForHydration(page);
   await page.keyboard.press('/');
   await page.keyboard.press('Escape');
   await expect(page).toHaveURL(/\/nodes$/);
