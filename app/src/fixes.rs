@@ -23,6 +23,13 @@ pub const SILENT_SEC: i64 = 120;
 /// like with like.
 const GB: i64 = 1 << 30;
 
+/// Whether a node's agent has gone silent: the fixes name it, the wall
+/// counts it.
+pub fn is_silent(node: &NodeView) -> bool {
+    node.state == NodeState::NotReported
+        || format::parse_duration(&node.last_seen_ago).is_some_and(|s| s >= SILENT_SEC)
+}
+
 /// What the console knows around the nodes some rejections name: those
 /// nodes, their orphaned weights, and the replicas idling on them. Sent with
 /// a page so that the browser works out the same fixes as the server.
@@ -242,9 +249,7 @@ impl Index<'_> {
                 });
             }
         }
-        let silent = node.state == NodeState::NotReported
-            || format::parse_duration(&node.last_seen_ago).is_some_and(|s| s >= SILENT_SEC);
-        if silent {
+        if is_silent(node) {
             fixes.push(Fix::Unreported {
                 node: node_id,
                 last_seen: Some(node.last_seen_ago.clone()),

@@ -2,12 +2,12 @@
 //! counts and short lists sized for a screen read from across a room, and
 //! the headline figures over the last hours.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
-use crate::admin_api::types::{
-    ExplainView, ModelView, NodeState, NodeView, OrphanView, ReplicaView,
-};
-use crate::fixes::SILENT_SEC;
+use crate::admin_api::types::{ExplainView, ModelView, NodeView, OrphanView, ReplicaView};
+use crate::fixes::is_silent;
 use crate::format::{self, ModelStatus};
 use crate::joins::{group_by_reason, has_error};
 
@@ -160,12 +160,6 @@ pub struct WallView {
     pub trends: Vec<Sample>,
 }
 
-/// Whether a node's agent has gone silent.
-pub fn is_silent(n: &NodeView) -> bool {
-    n.state == NodeState::NotReported
-        || format::parse_duration(&n.last_seen_ago).is_some_and(|s| s >= SILENT_SEC)
-}
-
 /// The lists joined into the wall's figures; `explain` gives the explanation
 /// of a model that is not placed, when one could be read.
 pub fn wall_view(
@@ -185,6 +179,17 @@ pub fn wall_view(
         "draining" => 2,
         _ => 3,
     };
+    // Replicas with errors per node they have a shard on, once, rather
+    // than every replica scanned for every node.
+    let mut failing_on: HashMap<&str, usize> = HashMap::new();
+    for r in replicas.iter().filter(|r| has_error(r)) {
+        let mut on: Vec<&str> = r.shards.iter().map(|s| s.node.as_str()).collect();
+        on.sort_unstable();
+        on.dedup();
+        for node in on {
+            *failing_on.entry(node).or_default() += 1;
+        }
+    }
     for n in nodes {
         let state = format::or_dash(n.state.as_str());
         match v.nodes_by_state.iter_mut().find(|(s, _)| *s == state) {
@@ -217,10 +222,7 @@ pub fn wall_view(
                 format::disk(n.disk_free_gb, n.disk_total_gb)
             ));
         }
-        let failing = replicas
-            .iter()
-            .filter(|r| has_error(r) && r.shards.iter().any(|s| s.node == n.id))
-            .count();
+        let failing = failing_on.get(n.id.as_str()).copied().unwrap_or(0);
         if failing > 0 {
             what.push(format!(
                 "{} with errors",
@@ -355,6 +357,51 @@ mod tests {
         assert_eq!(
             WallLayout::from_query(Some("trends"), Some("30")).cycle_seconds,
             None
+        );
+    }
+
+    #[test]
+    fn a_failing_replica_counts_once_on_each_node_it_runs_on() {
+        use crate::admin_api::types::Shard;
+        let node = |id: &str| NodeView {
+            id: id.into(),
+            state: crate::admin_api::types::NodeState::Ready,
+            last_seen_ago: "1s".into(),
+            ..Default::default()
+        };
+        let shard = |node: &str, err: &str| Shard {
+            node: node.into(),
+            err: err.into(),
+            ..Default::default()
+        };
+        let replica = |shards| ReplicaView {
+            shards,
+            ..Default::default()
+        };
+        let replicas = [
+            // Two shards on a, one failing: one replica with errors on a and b.
+            replica(vec![shard("a", "oom"), shard("a", ""), shard("b", "")]),
+            replica(vec![shard("a", ""), shard("c", "")]),
+            replica(vec![shard("b", "cuda error")]),
+        ];
+        let v = wall_view(
+            &[node("a"), node("b"), node("c")],
+            &[],
+            &replicas,
+            &[],
+            &|_| None,
+        );
+        let trouble: Vec<(String, Vec<String>)> = v
+            .troubled
+            .iter()
+            .map(|t| (t.node.clone(), t.what.clone()))
+            .collect();
+        assert_eq!(
+            trouble,
+            [
+                ("a".to_string(), vec!["1 replica with errors".to_string()]),
+                ("b".to_string(), vec!["2 replicas with errors".to_string()]),
+            ]
         );
     }
 

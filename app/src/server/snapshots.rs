@@ -15,6 +15,9 @@ use crate::admin_api::{Actor, AdminApiClient, AdminApiError};
 
 type Answer<T> = Result<Arc<T>, AdminApiError>;
 
+/// Explanations asked for at once, at most.
+const EXPLAIN_CONCURRENCY: usize = 8;
+
 /// One list: its last answer, and the turn to refresh it.
 pub(crate) struct Snapshot<T> {
     last: Mutex<Option<(Instant, Answer<T>)>>,
@@ -172,6 +175,20 @@ impl Snapshots {
             .get(self.period, async || {
                 api.explain_placement(&reader(), model).await
             })
+            .await
+    }
+
+    /// Several models' explanations, in the order asked, a few at a time:
+    /// a catalog of hundreds must not open hundreds of connections at once.
+    pub async fn explains(&self, models: Vec<String>) -> Vec<(String, Answer<ExplainView>)> {
+        use futures_util::{StreamExt, stream};
+        stream::iter(models)
+            .map(|model| async move {
+                let explain = self.explain(&model).await;
+                (model, explain)
+            })
+            .buffered(EXPLAIN_CONCURRENCY)
+            .collect()
             .await
     }
 

@@ -4,16 +4,11 @@
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use futures_util::{StreamExt, stream};
-
 use super::history::History;
 use super::snapshots::{Snapshot, Snapshots};
 use crate::admin_api::AdminApiError;
 use crate::format::ModelStatus;
 use crate::wall::{WallView, wall_view};
-
-/// Explanations of models that are not placed, asked a few at a time.
-const EXPLAIN_CONCURRENCY: usize = 8;
 
 #[derive(Default)]
 pub struct WallFeed {
@@ -58,19 +53,12 @@ impl WallFeed {
                     .filter(|m| ModelStatus::of(m) == ModelStatus::NotPlaced)
                     .map(|m| m.name.clone())
                     .collect();
-                let explains: Vec<_> = stream::iter(stuck)
-                    .map(|name| async move {
-                        let explain = lists.explain(&name).await.ok();
-                        (name, explain)
-                    })
-                    .buffered(EXPLAIN_CONCURRENCY)
-                    .collect()
-                    .await;
+                let explains = lists.explains(stuck).await;
                 let explain = |model: &str| {
                     explains
                         .iter()
                         .find(|(name, _)| name == model)
-                        .and_then(|(_, e)| e.as_deref().cloned())
+                        .and_then(|(_, e)| e.as_deref().ok().cloned())
                 };
                 let mut view = wall_view(&nodes, &models, &replicas, orphans, &explain);
                 view.taken_at = SystemTime::now()

@@ -54,18 +54,12 @@ pub async fn set_node_state(
 
 #[cfg(feature = "ssr")]
 mod ssr {
-    use futures_util::{StreamExt, stream};
-
     use super::*;
     use crate::admin_api::AdminApiError;
     use crate::joins::{drain_preview, runs_on};
     use crate::server::ConsoleContext;
     use crate::server::input::{self, ReturnPath};
     use crate::server_fns::receipts::{Receipt, finish};
-
-    /// Explanations are fetched a few at a time, so that a catalog of
-    /// hundreds does not open hundreds of connections at once.
-    const EXPLAIN_CONCURRENCY: usize = 8;
 
     pub async fn list_nodes() -> Result<Vec<NodeView>, ConsoleError> {
         let cx = ConsoleContext::current()?;
@@ -87,14 +81,7 @@ mod ssr {
         let orphans = orphans.ok();
         let orphans = orphans.as_deref().map_or(&[][..], Vec::as_slice);
         let names: Vec<String> = models.iter().map(|m| m.name.clone()).collect();
-        let explains: Vec<_> = stream::iter(names)
-            .map(|name| async move {
-                let explain = lists.explain(&name).await;
-                (name, explain)
-            })
-            .buffered(EXPLAIN_CONCURRENCY)
-            .collect()
-            .await;
+        let explains = lists.explains(names).await;
         let mut rejections = Vec::new();
         let mut unexplained = Vec::new();
         for (model, explain) in explains {
