@@ -3,7 +3,7 @@
 //! replicas, a model's ready and total) are derived here too, from the
 //! replicas, so a drain or a collection keeps every view consistent.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
 use app::admin_api::types::{
@@ -85,16 +85,27 @@ impl Cluster {
 
     pub fn list_nodes(&mut self, now: Instant) -> Vec<NodeView> {
         self.advance(now);
+        // One pass over the replicas for every node, not one per node: the
+        // simulator must answer at thousands of nodes as fast as llmgw would.
+        let mut usage: HashMap<&str, (i64, BTreeSet<i64>)> = HashMap::new();
+        for replica in &self.replicas {
+            let mut counted = BTreeSet::new();
+            for shard in &replica.view.shards {
+                let (replicas, used) = usage.entry(shard.node.as_str()).or_default();
+                if counted.insert(shard.node.as_str()) {
+                    *replicas += 1;
+                }
+                used.extend(shard.gpus.iter().copied());
+            }
+        }
+        let none = (0, BTreeSet::new());
         self.nodes
             .iter()
             .map(|n| {
+                let (replicas, used) = usage.get(n.id.as_str()).unwrap_or(&none);
                 let mut n = n.clone();
-                n.gpu_free = self.free_gpus(&n).len() as i64;
-                n.replicas = self
-                    .replicas
-                    .iter()
-                    .filter(|r| r.view.shards.iter().any(|s| s.node == n.id))
-                    .count() as i64;
+                n.gpu_free = free_of(&n, used).len() as i64;
+                n.replicas = *replicas;
                 n
             })
             .collect()
@@ -102,13 +113,19 @@ impl Cluster {
 
     pub fn list_models(&mut self, now: Instant) -> Vec<ModelView> {
         self.advance(now);
+        let mut counts: HashMap<&str, (i64, i64)> = HashMap::new();
+        for replica in &self.replicas {
+            let (total, ready) = counts.entry(replica.view.model.as_str()).or_default();
+            *total += 1;
+            *ready += i64::from(replica.view.state == "ready");
+        }
         self.models
             .iter()
             .map(|m| {
+                let (total, ready) = counts.get(m.name.as_str()).copied().unwrap_or_default();
                 let mut m = m.clone();
-                let own = || self.replicas.iter().filter(|r| r.view.model == m.name);
-                m.total = own().count() as i64;
-                m.ready = own().filter(|r| r.view.state == "ready").count() as i64;
+                m.total = total;
+                m.ready = ready;
                 m
             })
             .collect()
@@ -237,7 +254,6 @@ impl Cluster {
 
     /// GPU indices on `node` that are healthy and not used by any shard.
     fn free_gpus(&self, node: &NodeView) -> Vec<i64> {
-        let unhealthy: BTreeSet<i64> = node.unhealthy.iter().filter_map(|l| gpu_index(l)).collect();
         let used: BTreeSet<i64> = self
             .replicas
             .iter()
@@ -245,9 +261,7 @@ impl Cluster {
             .filter(|s| s.node == node.id)
             .flat_map(|s| s.gpus.iter().copied())
             .collect();
-        (0..node.gpu_total)
-            .filter(|i| !unhealthy.contains(i) && !used.contains(i))
-            .collect()
+        free_of(node, &used)
     }
 
     /// Moves replicas off draining nodes, one per `drain_step`, each to a
@@ -318,6 +332,14 @@ impl Cluster {
         };
         true
     }
+}
+
+/// The GPUs of `node` that are healthy and not in `used`.
+fn free_of(node: &NodeView, used: &BTreeSet<i64>) -> Vec<i64> {
+    let unhealthy: BTreeSet<i64> = node.unhealthy.iter().filter_map(|l| gpu_index(l)).collect();
+    (0..node.gpu_total)
+        .filter(|i| !unhealthy.contains(i) && !used.contains(i))
+        .collect()
 }
 
 /// "GPU 5: ..." names GPU 5.

@@ -78,6 +78,22 @@ const FAMILIES: &[&str] = &[
     "bge",
 ];
 
+/// Nodes an explanation names at most: a pool's worth of candidates.
+const NAMED_PER_EXPLANATION: usize = 200;
+
+/// Why placement would turn `node` down for a shard of `want_gpus` GPUs, in
+/// llmgw's words; `None` when it would not.
+fn turned_down(node: &NodeView, want_gpus: i64, used: &BTreeSet<i64>) -> Option<String> {
+    match node.state {
+        NodeState::Cordoned => Some("node is cordoned".into()),
+        NodeState::Draining => Some("node is draining".into()),
+        _ => {
+            let free = (0..node.gpu_total).filter(|g| !used.contains(g)).count() as i64;
+            (free < want_gpus).then(|| format!("needs {want_gpus} free GPUs, {free} free"))
+        }
+    }
+}
+
 pub fn build(node_count: usize, model_count: usize, seed: u64) -> Cluster {
     let mut rng = Rng(seed);
     let now = Instant::now();
@@ -215,6 +231,26 @@ pub fn build(node_count: usize, model_count: usize, seed: u64) -> Cluster {
             placed += 1;
         }
         if min > 0 {
+            // Every node of the pool that could not take a shard, and why,
+            // as llmgw names them (the pool-wide reason last): at thousands
+            // of nodes the console's joins then meet explanations that name
+            // many nodes, not just a pool.
+            let mut named: Vec<Rejection> = nodes
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, p))| p.name == pool.name)
+                .filter_map(|(i, (n, _))| {
+                    Some(Rejection {
+                        profile: profile.clone(),
+                        pool: pool.name.into(),
+                        node: n.id.clone(),
+                        reason: turned_down(n, want_gpus, &used[i])?,
+                    })
+                })
+                .take(NAMED_PER_EXPLANATION)
+                .collect();
+            named.append(&mut rejections);
+            let rejections = named;
             explains.insert(
                 name.clone(),
                 ExplainView {
@@ -288,6 +324,35 @@ mod tests {
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_eq!(a.len(), 80);
+    }
+
+    #[test]
+    fn explanations_name_the_nodes_they_turned_down() {
+        let mut c = build(600, 400, 7);
+        let now = Instant::now();
+        let nodes: BTreeMap<String, NodeView> = c
+            .list_nodes(now)
+            .into_iter()
+            .map(|n| (n.id.clone(), n))
+            .collect();
+        let named: Vec<Rejection> = c
+            .explains
+            .values()
+            .flat_map(|e| e.rejections.iter().filter(|r| !r.node.is_empty()).cloned())
+            .collect();
+        assert!(
+            named.len() >= 200,
+            "only {} rejections name a node",
+            named.len()
+        );
+        for r in named {
+            let node = &nodes[&r.node];
+            match node.state {
+                NodeState::Cordoned => assert_eq!(r.reason, "node is cordoned"),
+                NodeState::Draining => assert_eq!(r.reason, "node is draining"),
+                _ => assert!(r.reason.starts_with("needs "), "{r:?}"),
+            }
+        }
     }
 
     #[test]
