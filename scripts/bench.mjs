@@ -101,7 +101,7 @@ async function sizes() {
     res.on('end', () => ok(text));
   })));
   const assets = [...new Set([...html.matchAll(/(?:href|src|import\()\s*=?\s*["'](\/pkg\/[^"']+)["']/g)].map((m) => m[1]))];
-  assets.push('/pkg/llmgw-console.wasm');
+  if (!assets.some((a) => a.endsWith('.wasm'))) throw new Error('the page names no WASM file');
   let total = page.bytes;
   let wasm = 0;
   for (const asset of new Set(assets)) {

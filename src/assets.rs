@@ -1,6 +1,11 @@
 //! The site built by cargo-leptos (WASM, JS, CSS, `public/` files), compiled
 //! into the binary. Precompressed copies are chosen by `Accept-Encoding`, and
 //! an `ETag` per copy lets a browser revalidate with a `304`.
+//!
+//! Pages ask for the browser's code as `/pkg/<build>/<file>`: the build is
+//! a digest of that code, so a name never changes meaning and the browser
+//! keeps those files for a year without asking again. Everything else (and
+//! `/pkg/<file>` itself) is revalidated on every use.
 
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
@@ -16,6 +21,11 @@ struct Site;
 /// `LLMGW_CONSOLE_BUILD` replaces it, so that a test can play an upgrade
 /// with one binary.
 pub fn build_id() -> String {
+    static BUILD: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    BUILD.get_or_init(digest_of_the_code).clone()
+}
+
+fn digest_of_the_code() -> String {
     if let Ok(forced) = std::env::var("LLMGW_CONSOLE_BUILD") {
         return forced;
     }
@@ -47,6 +57,8 @@ pub fn respond(method: &Method, path: &str, headers: &HeaderMap) -> Option<Respo
     if path.is_empty() || path.ends_with(".br") || path.ends_with(".gz") {
         return None;
     }
+    let (path, immutable) = embedded_name(path);
+    let path = path.as_str();
     let plain = Site::get(path)?;
     let accept = headers
         .get(header::ACCEPT_ENCODING)
@@ -62,9 +74,16 @@ pub fn respond(method: &Method, path: &str, headers: &HeaderMap) -> Option<Respo
     let mut response = Response::builder()
         .header(header::ETAG, &etag)
         .header(header::VARY, "Accept-Encoding")
-        // Names are not hashed, so browsers must revalidate; the ETag makes
-        // that a 304 with no body when nothing changed.
-        .header(header::CACHE_CONTROL, "no-cache");
+        // A name that is not the build's may mean other bytes tomorrow, so
+        // browsers revalidate it; the ETag makes that a 304 with no body.
+        .header(
+            header::CACHE_CONTROL,
+            if immutable {
+                "public, max-age=31536000, immutable"
+            } else {
+                "no-cache"
+            },
+        );
     if matches_etag(headers, &etag) {
         response = response.status(StatusCode::NOT_MODIFIED);
         return response.body(Body::empty()).ok();
@@ -80,6 +99,21 @@ pub fn respond(method: &Method, path: &str, headers: &HeaderMap) -> Option<Respo
         Body::from(file.data.into_owned())
     };
     response.body(body).ok()
+}
+
+/// The embedded file a request path names, and whether that name is this
+/// build's (`pkg/<build>/<file>`, which is `pkg/<file>` of this binary).
+fn embedded_name(path: &str) -> (String, bool) {
+    if Site::get(path).is_some() {
+        return (path.to_string(), false);
+    }
+    match path
+        .strip_prefix("pkg/")
+        .and_then(|rest| rest.split_once('/'))
+    {
+        Some((build, file)) => (format!("pkg/{file}"), build == build_id()),
+        None => (path.to_string(), false),
+    }
 }
 
 /// Whether `Accept-Encoding` admits `encoding` (named or by `*`, and not

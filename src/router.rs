@@ -56,10 +56,12 @@ impl ConsoleState {
 
 /// Must agree with `output-name` in Cargo.toml, or the page asks the browser
 /// for a WASM file that does not exist; cargo-leptos passes the same value.
-fn leptos_options() -> LeptosOptions {
+/// The page asks for its code under `pkg_dir`, a path naming the build
+/// (see `assets`).
+fn leptos_options(pkg_dir: String) -> LeptosOptions {
     let mut options = LeptosOptions::builder()
         .output_name(option_env!("LEPTOS_OUTPUT_NAME").unwrap_or("llmgw-console"))
-        .site_pkg_dir("pkg")
+        .site_pkg_dir(pkg_dir)
         .env(leptos::config::Env::PROD)
         .build();
     if let Some(port) = csp::dev_reload_port() {
@@ -77,7 +79,7 @@ fn content_security_policy() -> HeaderValue {
 
 pub fn router(console: ConsoleContext, hosts: AllowedHosts) -> Router {
     let state = ConsoleState {
-        leptos_options: leptos_options(),
+        leptos_options: leptos_options(console.ui.pkg_dir()),
         console,
     };
     let routes = generate_route_list(App);

@@ -68,7 +68,7 @@ pub fn App() -> impl IntoView {
     // Pages wait for their data on the server (`SsrMode::Async`) so that every
     // page, and every link pasted into a chat, reads fully with JavaScript off.
     view! {
-        <Stylesheet id="leptos" href="/pkg/llmgw-console.css" />
+        <Stylesheet id="leptos" href=format!("/{}/llmgw-console.css", ui.pkg_dir()) />
         <Router>
             <TabPulse />
             <Shortcuts />

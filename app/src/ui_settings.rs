@@ -45,6 +45,16 @@ impl Default for UiSettings {
 }
 
 impl UiSettings {
+    /// Where this build's browser code is served from: a path that names
+    /// the build, so that browsers may keep those files for good.
+    pub fn pkg_dir(&self) -> String {
+        if self.build.is_empty() {
+            "pkg".to_string()
+        } else {
+            format!("pkg/{}", self.build)
+        }
+    }
+
     pub fn refresh_period(&self) -> Duration {
         Duration::from_millis(self.refresh_millis.max(100))
     }

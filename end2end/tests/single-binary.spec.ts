@@ -38,11 +38,15 @@ test('alone in an empty directory, --demo serves the node table and brotli WASM'
   const node = html.match(/<tr data-node="([^"]+)"/)?.[1];
   expect(node, 'the node table is rendered on the server').toBeTruthy();
 
-  const wasm = await fetch(`${base}/pkg/llmgw-console.wasm`, { headers: { 'accept-encoding': 'br' } });
+  // The page names its code by the build, and those files are kept for good.
+  const wasmPath = html.match(/href="(\/pkg\/[^"\/]+\/llmgw-console\.wasm)"/)?.[1];
+  expect(wasmPath, 'the page names its WASM under the build').toBeTruthy();
+  const wasm = await fetch(`${base}${wasmPath}`, { headers: { 'accept-encoding': 'br' } });
   expect(wasm.status).toBe(200);
   expect(wasm.headers.get('content-type')).toBe('application/wasm');
   expect(wasm.headers.get('content-encoding')).toBe('br');
-  const css = await fetch(`${base}/pkg/llmgw-console.css`);
+  expect(wasm.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+  const css = await fetch(`${base}${wasmPath!.replace(/\.wasm$/, '.css')}`);
   expect(css.headers.get('content-type')).toBe('text/css');
 
   await page.goto(`${base}/nodes`);

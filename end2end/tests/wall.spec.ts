@@ -174,7 +174,8 @@ test('a thousand updates against a changing cluster do not grow the heap', async
   // running instance's exports, its linear memory among them.
   const wasmPages = () =>
     page.evaluate(async () => {
-      const mod = await import('/pkg/llmgw-console.js' as string);
+      const url = document.querySelector('link[rel="modulepreload"]')!.getAttribute('href')!;
+      const mod = await import(url);
       const exports = await mod.default();
       return exports.memory instanceof WebAssembly.Memory ? exports.memory.buffer.byteLength : 0;
     });

@@ -70,3 +70,33 @@ async fn css_js_and_public_files_have_their_types() {
         assert_eq!(response.headers()["content-type"], mime, "{path}");
     }
 }
+
+#[tokio::test]
+async fn the_page_names_its_code_by_the_build_which_is_kept_for_good() {
+    let app = TestApp::spawn().await;
+    let html = app.page("/nodes").await;
+    let build = llmgw_console::assets::build_id();
+    assert!(!build.is_empty());
+    for file in [
+        "llmgw-console.js",
+        "llmgw-console.wasm",
+        "llmgw-console.css",
+    ] {
+        let named = format!("/pkg/{build}/{file}");
+        assert!(html.contains(&named), "the page names {named}");
+        let response = app.get(&named).await;
+        assert_eq!(response.status(), 200, "{named}");
+        assert_eq!(
+            response.headers()["cache-control"],
+            "public, max-age=31536000, immutable",
+            "{named}"
+        );
+        // Without the build, or under another one, the name may mean other
+        // bytes: served, but revalidated.
+        for other in [format!("/pkg/{file}"), format!("/pkg/0123abcd/{file}")] {
+            let response = app.get(&other).await;
+            assert_eq!(response.status(), 200, "{other}");
+            assert_eq!(response.headers()["cache-control"], "no-cache", "{other}");
+        }
+    }
+}

@@ -62,13 +62,18 @@ async fn the_front_page_shows_the_node_table_too() {
     let page = app.parsed("/").await;
     let ids: Vec<&str> = lists.nodes.iter().map(|n| n.id.as_str()).collect();
     assert_eq!(page.row_keys("data-node"), ids);
-    // The page asks for the hydration script under the name cargo-leptos builds.
+    // The page asks for the hydration script under the name cargo-leptos
+    // builds, in this build's folder.
     let scripts: Vec<&str> = page
         .all("link[rel=modulepreload], script[src]")
         .into_iter()
         .filter_map(|e| e.value().attr("href").or(e.value().attr("src")))
         .collect();
-    assert!(scripts.contains(&"/pkg/llmgw-console.js"), "{scripts:?}");
+    let expected = format!(
+        "/pkg/{}/llmgw-console.js",
+        llmgw_console::assets::build_id()
+    );
+    assert!(scripts.contains(&expected.as_str()), "{scripts:?}");
 }
 
 #[tokio::test]
