@@ -2,10 +2,12 @@
 //! the dash for what was not reported, sizes, ages, and the sentence that
 //! sums up an explanation. Pure, and tested here.
 
+use serde::{Deserialize, Serialize};
+
 use crate::admin_api::types::{ExplainView, ModelView, NodeView};
 
 /// What is happening to a model, in the words that decide what to do next.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum ModelStatus {
     /// Nothing wanted, nothing running.
     Stopped,

@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
 use crate::admin_api::types::{ModelView, NodeState, NodeView, OrphanView, Rejection, ReplicaView};
 use crate::format::ModelStatus;
 
@@ -126,7 +128,7 @@ pub fn group_by_node(rejections: &[Rejection]) -> Vec<NodeGroup> {
 }
 
 /// The cluster at a glance.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Overview {
     pub nodes: usize,
     pub nodes_by_state: BTreeMap<NodeState, usize>,

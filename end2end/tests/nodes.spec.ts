@@ -36,3 +36,28 @@ test('a state changed in the cluster shows after a refresh', async ({ page }, te
     await expect(await cell(nodeRow(page, node), 'State')).toHaveText('cordoned');
   }
 });
+
+test('text selected in a row survives an update that changed another row', async ({ page }, testInfo) => {
+  test.skip(!hydrated(testInfo), 'only the running page updates in place');
+  const { nodes } = await cluster(testInfo);
+  const [kept, changed] = nodes.filter((n) => n.state === 'ready');
+  await page.goto('/nodes');
+  await waitForHydration(page);
+  // The operator selects a node's name to copy it.
+  const selected = await page.evaluate((id) => {
+    const link = document.querySelector(`tr[data-node="${id}"] th a`)!;
+    const range = document.createRange();
+    range.selectNodeContents(link);
+    const selection = window.getSelection()!;
+    selection.removeAllRanges();
+    selection.addRange(range);
+    (window as any).selectedNode = link.firstChild;
+    return selection.toString();
+  }, kept.id);
+  expect(selected).toBe(kept.id);
+  await setNodeStateInSimulator(testInfo, changed.id, 'cordoned');
+  await expect(await cell(nodeRow(page, changed.id), 'State')).toHaveText('cordoned');
+  // The changed row was updated; the selected one, and its text node, were left alone.
+  expect(await page.evaluate(() => window.getSelection()!.toString())).toBe(kept.id);
+  expect(await page.evaluate(() => (window as any).selectedNode.isConnected)).toBe(true);
+});

@@ -53,6 +53,31 @@ async fn the_overview_counts_and_links_to_each_list() {
 }
 
 #[tokio::test]
+async fn the_overview_sends_its_figures_and_nodes_not_every_list() {
+    let app = TestApp::spawn().await;
+    let lists = app.lists();
+    let response = app.server_fn("cluster_overview", &[]).await;
+    assert_eq!(response.status(), 200);
+    let answer: serde_json::Value = response.json().await.expect("json");
+    let keys: Vec<&str> = answer
+        .as_object()
+        .expect("an object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["figures", "nodes"]);
+    assert_eq!(
+        answer["nodes"].as_array().map(Vec::len),
+        Some(lists.nodes.len())
+    );
+    assert_eq!(answer["figures"]["replicas"], lists.replicas.len());
+    assert_eq!(
+        answer["figures"]["orphan_files"],
+        lists.orphans.iter().map(|o| o.paths.len()).sum::<usize>()
+    );
+}
+
+#[tokio::test]
 async fn models_show_the_four_statuses_and_where_to_look() {
     let app = TestApp::spawn().await;
     let lists = app.lists();

@@ -28,4 +28,6 @@ pub use not_found::NotFound;
 pub use receipt::ReceiptBanner;
 pub use shortcuts::Shortcuts;
 pub use tab_pulse::TabPulse;
-pub use table::{FilterBar, FilteredTable, SortHeader, SortKey, TableQuery, use_table_query};
+pub use table::{
+    FilterBar, FilteredTable, SortHeader, SortKey, TableQuery, tracked_table_query, use_table_query,
+};

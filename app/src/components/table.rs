@@ -156,6 +156,18 @@ pub fn use_table_query() -> Memo<TableQuery> {
     Memo::new(move |_| params.with(TableQuery::from_params))
 }
 
+/// The URL's table settings, for rows rendered from `Live`'s data: read
+/// here, the read is tracked by `Live`, which renders the rows again when a
+/// sort or filter changes by client-side navigation. Rendered again, not
+/// anew: a refresh or a sort updates the table's DOM in place, so a row
+/// whose text did not change keeps its nodes (and the text selected in it).
+/// Wrapping the rows in a closure instead would rebuild every row.
+pub fn tracked_table_query() -> Memo<TableQuery> {
+    let query = use_table_query();
+    query.track();
+    query
+}
+
 /// A header cell that sorts its column when clicked.
 #[component]
 pub fn SortHeader(

@@ -7,7 +7,7 @@ use leptos_meta::Title;
 use crate::admin_api::types::ModelView;
 use crate::components::{
     FilteredTable, Live, SortHeader, SortKey, StatusBadge, TableQuery, refresh_ticker,
-    use_table_query,
+    tracked_table_query,
 };
 use crate::format::{self, ModelStatus};
 use crate::server_fns::cluster::list_models;
@@ -25,11 +25,8 @@ pub fn ModelsPage() -> impl IntoView {
 }
 
 fn render_models(models: Vec<ModelView>) -> impl IntoView {
-    let query = use_table_query();
-    move || {
-        query.track();
-        view! { <ModelsTable models=models.clone() query /> }
-    }
+    let query = tracked_table_query();
+    view! { <ModelsTable models query /> }
 }
 
 fn sort_key(m: &ModelView, column: &str) -> SortKey {

@@ -8,7 +8,7 @@ use leptos_router::hooks::use_params_map;
 use crate::admin_api::types::ReplicaView;
 use crate::components::{
     FilterBar, FixHints, Live, NodeActionDialog, NodeActions, ReceiptBanner, SortHeader, SortKey,
-    StateBadge, TableQuery, refresh_ticker, use_table_query,
+    StateBadge, TableQuery, refresh_ticker, tracked_table_query,
 };
 use crate::format;
 use crate::server_fns::nodes::{NodeRejection, NodeReport, inspect_node};
@@ -35,11 +35,8 @@ pub fn NodePage() -> impl IntoView {
 }
 
 fn render_report(id: String, report: NodeReport) -> impl IntoView {
-    let query = use_table_query();
-    move || {
-        query.track();
-        view! { <Report id=id.clone() report=report.clone() query /> }
-    }
+    let query = tracked_table_query();
+    view! { <Report id report query /> }
 }
 
 /// Both tables share the page's filter; their sort columns have distinct

@@ -6,7 +6,7 @@ use leptos_meta::Title;
 
 use crate::admin_api::types::NodeView;
 use crate::components::{
-    Live, NodeActionDialog, NodesTable, ReceiptBanner, refresh_ticker, use_table_query,
+    Live, NodeActionDialog, NodesTable, ReceiptBanner, refresh_ticker, tracked_table_query,
 };
 use crate::server_fns::nodes::list_nodes;
 
@@ -24,12 +24,6 @@ pub fn NodesPage() -> impl IntoView {
 }
 
 fn render_nodes(nodes: Vec<NodeView>) -> impl IntoView {
-    let query = use_table_query();
-    move || {
-        // Component bodies are untracked: the closure must track the query
-        // itself, or a sort or filter changed by client-side navigation
-        // would change the URL and not the rows.
-        query.track();
-        view! { <NodesTable nodes=nodes.clone() query /> }
-    }
+    let query = tracked_table_query();
+    view! { <NodesTable nodes query /> }
 }

@@ -5,11 +5,11 @@ use leptos_meta::Title;
 
 use crate::admin_api::types::NodeState;
 use crate::components::{
-    Live, NodeActionDialog, NodesTable, ReceiptBanner, StatusBadge, refresh_ticker, use_table_query,
+    Live, NodeActionDialog, NodesTable, ReceiptBanner, StatusBadge, refresh_ticker,
+    tracked_table_query,
 };
 use crate::format::{self, ModelStatus, file_size};
-use crate::joins::overview;
-use crate::server_fns::cluster::{ClusterSnapshot, cluster_overview};
+use crate::server_fns::cluster::{OverviewReport, cluster_overview};
 use crate::urls;
 
 #[component]
@@ -25,15 +25,9 @@ pub fn OverviewPage() -> impl IntoView {
     }
 }
 
-fn render_overview(snapshot: ClusterSnapshot) -> impl IntoView {
-    let query = use_table_query();
-    let o = overview(
-        &snapshot.nodes,
-        &snapshot.models,
-        &snapshot.replicas,
-        &snapshot.orphans,
-    );
-    let nodes = snapshot.nodes;
+fn render_overview(report: OverviewReport) -> impl IntoView {
+    let query = tracked_table_query();
+    let OverviewReport { figures: o, nodes } = report;
     view! {
         <div class="cards">
             <section class="card">
@@ -97,9 +91,6 @@ fn render_overview(snapshot: ClusterSnapshot) -> impl IntoView {
             </section>
         </div>
         <h2>"Nodes"</h2>
-        {move || {
-            query.track();
-            view! { <NodesTable nodes=nodes.clone() query /> }
-        }}
+        <NodesTable nodes query />
     }
 }

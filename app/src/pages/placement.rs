@@ -10,7 +10,7 @@ use leptos_router::hooks::use_params_map;
 use crate::admin_api::types::{NodeView, Rejection};
 use crate::components::{
     FilterBar, FixHints, Live, NotFound, OutlookBanner, ReceiptBanner, SortHeader, SortKey,
-    StateBadge, StatusBadge, TableQuery, refresh_ticker, use_table_query,
+    StateBadge, StatusBadge, TableQuery, refresh_ticker, tracked_table_query,
 };
 use crate::fixes::{Outlook, Surroundings};
 use crate::format::{self, ModelStatus, Situation};
@@ -89,11 +89,8 @@ fn Placement(name: String) -> impl IntoView {
 }
 
 fn render_report(report: PlacementReport) -> impl IntoView {
-    let query = use_table_query();
-    move || {
-        query.track();
-        view! { <Report report=report.clone() query /> }
-    }
+    let query = tracked_table_query();
+    view! { <Report report query /> }
 }
 
 #[component]

@@ -7,7 +7,7 @@ use leptos_router::hooks::use_query_map;
 
 use crate::admin_api::types::ReplicaView;
 use crate::components::{
-    FilteredTable, Live, SortHeader, SortKey, TableQuery, refresh_ticker, use_table_query,
+    FilteredTable, Live, SortHeader, SortKey, TableQuery, refresh_ticker, tracked_table_query,
 };
 use crate::format;
 use crate::joins::has_error;
@@ -38,11 +38,8 @@ pub fn ReplicasPage() -> impl IntoView {
 }
 
 fn render_replicas(replicas: Vec<ReplicaView>) -> impl IntoView {
-    let query = use_table_query();
-    move || {
-        query.track();
-        view! { <ReplicasTable replicas=replicas.clone() query /> }
-    }
+    let query = tracked_table_query();
+    view! { <ReplicasTable replicas query /> }
 }
 
 /// "gpu-a:[0 1 2 3], gpu-b:[0 1]", the way the CLI writes shards.

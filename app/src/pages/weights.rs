@@ -9,7 +9,7 @@ use leptos_router::hooks::use_query_map;
 use crate::admin_api::types::OrphanView;
 use crate::components::{
     ActionRefusal, ConfirmDialog, CtlCommand, ErrorPanel, FilteredTable, Live, ReceiptBanner,
-    SortHeader, SortKey, TableQuery, refresh_ticker, use_table_query,
+    SortHeader, SortKey, TableQuery, refresh_ticker, tracked_table_query,
 };
 use crate::error::ConsoleError;
 use crate::format::{self, file_size};
@@ -38,11 +38,8 @@ pub fn WeightsPage() -> impl IntoView {
 }
 
 fn render_orphans(orphans: Vec<OrphanView>) -> impl IntoView {
-    let query = use_table_query();
-    move || {
-        query.track();
-        view! { <OrphanTable orphans=orphans.clone() query /> }
-    }
+    let query = tracked_table_query();
+    view! { <OrphanTable orphans query /> }
 }
 
 fn sort_key(o: &OrphanView, column: &str) -> SortKey {

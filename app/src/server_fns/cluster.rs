@@ -1,19 +1,20 @@
-//! The lists most pages read: models, replicas, and everything at once for
-//! the overview.
+//! The lists most pages read: models, replicas, and the overview's figures
+//! with its node table.
 
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::admin_api::types::{ModelView, NodeView, OrphanView, ReplicaView};
+use crate::admin_api::types::{ModelView, NodeView, ReplicaView};
 use crate::error::ConsoleError;
+use crate::joins::Overview;
 
-/// All four lists, fetched together for the overview.
+/// The overview: its figures, added up on the server from all four lists,
+/// and the nodes for its table. The other lists stay on the server: at
+/// thousands of replicas they would be most of every refresh's bytes.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ClusterSnapshot {
+pub struct OverviewReport {
+    pub figures: Overview,
     pub nodes: Vec<NodeView>,
-    pub models: Vec<ModelView>,
-    pub replicas: Vec<ReplicaView>,
-    pub orphans: Vec<OrphanView>,
 }
 
 #[server(endpoint = "/list_models")]
@@ -28,13 +29,14 @@ pub async fn list_replicas(model: String) -> Result<Vec<ReplicaView>, ConsoleErr
 }
 
 #[server(endpoint = "/cluster_overview")]
-pub async fn cluster_overview() -> Result<ClusterSnapshot, ConsoleError> {
+pub async fn cluster_overview() -> Result<OverviewReport, ConsoleError> {
     ssr::cluster_overview().await
 }
 
 #[cfg(feature = "ssr")]
 mod ssr {
     use super::*;
+    use crate::joins::overview;
     use crate::server::ConsoleContext;
 
     pub async fn list_models() -> Result<Vec<ModelView>, ConsoleError> {
@@ -52,7 +54,7 @@ mod ssr {
             .collect())
     }
 
-    pub async fn cluster_overview() -> Result<ClusterSnapshot, ConsoleError> {
+    pub async fn cluster_overview() -> Result<OverviewReport, ConsoleError> {
         let cx = ConsoleContext::current()?;
         let lists = &cx.snapshots;
         let (nodes, models, replicas, orphans) = tokio::join!(
@@ -61,11 +63,10 @@ mod ssr {
             lists.replicas(),
             lists.orphans(),
         );
-        Ok(ClusterSnapshot {
-            nodes: nodes?.to_vec(),
-            models: models?.to_vec(),
-            replicas: replicas?.to_vec(),
-            orphans: orphans?.to_vec(),
+        let (nodes, models, replicas, orphans) = (nodes?, models?, replicas?, orphans?);
+        Ok(OverviewReport {
+            figures: overview(&nodes, &models, &replicas, &orphans),
+            nodes: nodes.to_vec(),
         })
     }
 }
