@@ -100,14 +100,10 @@ fn Header(ui: UiSettings) -> impl IntoView {
     let theme = ui.theme;
     // The switch comes back to exactly this view.
     let switch = move || {
-        let (path, query) = (location.pathname.get(), location.search.get());
-        let query = query.trim_start_matches('?');
-        let here = if query.is_empty() {
-            path
-        } else {
-            format!("{path}?{query}")
-        };
-        theme.switch_href(&here)
+        theme.switch_href(&urls::path_and_query(
+            &location.pathname.get(),
+            &location.search.get(),
+        ))
     };
     move || {
         (!on_wall()).then(|| {

@@ -79,6 +79,15 @@ pub fn with_params(url: &str, pairs: &[(&str, &str)]) -> String {
 /// `path_and_query` without its one-shot parameters: where an action returns
 /// to, and what a dialog's "Cancel" goes back to.
 pub fn without_one_shot(path_and_query: &str) -> String {
+    without_params(path_and_query, is_one_shot)
+}
+
+/// `path_and_query` without its filter (`?q=`): what `Esc` in a table goes to.
+pub fn without_filter(path_and_query: &str) -> String {
+    without_params(path_and_query, |key| key == "q")
+}
+
+fn without_params(path_and_query: &str, drop: impl Fn(&str) -> bool) -> String {
     let Some((path, query)) = path_and_query.split_once('?') else {
         return path_and_query.to_string();
     };
@@ -86,13 +95,21 @@ pub fn without_one_shot(path_and_query: &str) -> String {
         .split('&')
         .filter(|pair| {
             let key = pair.split('=').next().unwrap_or_default();
-            !pair.is_empty() && !is_one_shot(&decode_component(key))
+            !pair.is_empty() && !drop(&decode_component(key))
         })
         .collect();
     if kept.is_empty() {
         path.to_string()
     } else {
         format!("{path}?{}", kept.join("&"))
+    }
+}
+
+/// A location's path and search (with or without its `?`) as one address.
+pub fn path_and_query(path: &str, search: &str) -> String {
+    match search.trim_start_matches('?') {
+        "" => path.to_string(),
+        query => format!("{path}?{query}"),
     }
 }
 
@@ -143,19 +160,27 @@ pub fn decode_component(s: &str) -> String {
 pub fn here() -> String {
     use leptos::prelude::GetUntracked;
     let location = leptos_router::hooks::use_location();
-    let path = location.pathname.get_untracked();
-    let query = location.search.get_untracked();
-    let query = query.trim_start_matches('?');
-    if query.is_empty() {
-        path
-    } else {
-        without_one_shot(&format!("{path}?{query}"))
-    }
+    without_one_shot(&path_and_query(
+        &location.pathname.get_untracked(),
+        &location.search.get_untracked(),
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn esc_drops_the_filter_and_keeps_the_rest() {
+        assert_eq!(
+            without_filter("/nodes?q=h100&sort=gpus"),
+            "/nodes?sort=gpus"
+        );
+        assert_eq!(without_filter("/nodes?q=h100"), "/nodes");
+        assert_eq!(without_filter("/nodes?sort=id"), "/nodes?sort=id");
+        assert_eq!(path_and_query("/nodes", "?q=a"), "/nodes?q=a");
+        assert_eq!(path_and_query("/nodes", ""), "/nodes");
+    }
 
     #[test]
     fn names_survive_a_round_trip_through_a_url() {

@@ -209,25 +209,14 @@ mod browser {
             let _ = input.blur();
         }
         let location = window().location();
-        let search = location.search().unwrap_or_default();
-        let kept: Vec<&str> = search
-            .trim_start_matches('?')
-            .split('&')
-            .filter(|pair| !pair.is_empty() && !pair.starts_with("q="))
-            .collect();
-        let filtered = kept.len()
-            != search
-                .trim_start_matches('?')
-                .split('&')
-                .filter(|p| !p.is_empty())
-                .count();
-        if filtered || !input.value().is_empty() {
+        let here = crate::urls::path_and_query(
+            &location.pathname().unwrap_or_default(),
+            &location.search().unwrap_or_default(),
+        );
+        let cleared = crate::urls::without_filter(&here);
+        if cleared != here || !input.value().is_empty() {
             input.set_value("");
-            let path = location.pathname().unwrap_or_default();
-            match kept.is_empty() {
-                true => navigate(&path),
-                false => navigate(&format!("{path}?{}", kept.join("&"))),
-            }
+            navigate(&cleared);
             return true;
         }
         focused
