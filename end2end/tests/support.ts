@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, test as base, type Locator, type Page, type TestInfo } from '@playwright/test';
@@ -143,6 +143,22 @@ export async function freePort(): Promise<number> {
       server.close(() => done(typeof address === 'object' && address ? address.port : 0));
     });
   });
+}
+
+// Servers a test starts for itself (a cluster of another size, a console it
+// stops), so that nothing it does disturbs another test; `stopOwn` after
+// each test ends them.
+let own: ChildProcess[] = [];
+
+export function startOwn(args: string[], env: Record<string, string> = {}): ChildProcess {
+  const child = spawn(BIN, [...args, '--log', 'warn'], { stdio: 'ignore', env: { ...process.env, ...env } });
+  own.push(child);
+  return child;
+}
+
+export function stopOwn() {
+  own.forEach((c) => c.kill());
+  own = [];
 }
 
 /** Waits until `url` answers 200, for a server a test started. */

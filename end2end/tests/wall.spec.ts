@@ -1,21 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { BIN, expect, freePort, hydrated, test, waitFor, waitForHydration } from './support';
+import { expect, freePort, hydrated, startOwn as start, stopOwn, test, waitFor, waitForHydration } from './support';
 import type { Page } from '@playwright/test';
 
 // Tests that stop servers start their own simulator and console, so that
 // stopping them disturbs no other test.
-let children: ChildProcess[] = [];
-
-function start(args: string[], env: Record<string, string> = {}): ChildProcess {
-  const child = spawn(BIN, [...args, '--log', 'warn'], { stdio: 'ignore', env: { ...process.env, ...env } });
-  children.push(child);
-  return child;
-}
-
-test.afterEach(() => {
-  children.forEach((c) => c.kill());
-  children = [];
-});
+test.afterEach(stopOwn);
 
 async function ownCluster(build?: string) {
   const sim = await freePort();

@@ -112,7 +112,11 @@ impl TestApp {
     /// A console whose context `adjust` may change (a short confirmation
     /// expiry, read-only mode) before it starts.
     pub async fn spawn_with(adjust: impl FnOnce(&mut ConsoleContext)) -> Self {
-        let simulator = Simulator::demo();
+        Self::spawn_on(Simulator::demo(), adjust).await
+    }
+
+    /// A console in front of `simulator` instead of the demo cluster.
+    pub async fn spawn_on(simulator: Simulator, adjust: impl FnOnce(&mut ConsoleContext)) -> Self {
         let addr = spawn_simulator(simulator.clone(), SocketAddr::from(([127, 0, 0, 1], 0)));
         let admin_api = format!("http://{addr}");
         let mut context = console_context(&settings(), &admin_api).expect("valid settings");

@@ -17,6 +17,7 @@ mod fixes;
 mod module_layout;
 mod nodes_page;
 mod pages;
+mod paging;
 mod resilience;
 mod shared_poll;
 mod theme;

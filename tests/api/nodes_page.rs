@@ -1,6 +1,7 @@
 //! The nodes page and its server function, against what the simulator holds.
 
 use app::admin_api::types::NodeView;
+use app::components::TablePage;
 use app::format;
 
 use crate::helpers::TestApp;
@@ -81,6 +82,31 @@ async fn the_list_nodes_server_function_answers_what_the_simulator_holds() {
     let app = TestApp::spawn().await;
     let response = app.server_fn("list_nodes", &[]).await;
     assert_eq!(response.status(), 200);
-    let nodes: Vec<NodeView> = response.json().await.expect("node list");
-    assert_eq!(nodes, app.lists().nodes);
+    let page: TablePage<NodeView> = response.json().await.expect("a page of nodes");
+    let nodes = app.lists().nodes;
+    assert_eq!(
+        (page.total, page.shown, page.page),
+        (nodes.len(), nodes.len(), 0)
+    );
+    assert_eq!(
+        page.rows, nodes,
+        "the demo cluster fits on one page, in the API's order"
+    );
+
+    // The view is the table's URL query: its facets, filter and sort.
+    let response = app
+        .server_fn("list_nodes", &[("query", "state=ready&sort=node&desc=1")])
+        .await;
+    let page: TablePage<NodeView> = response.json().await.expect("a page of nodes");
+    let mut ready: Vec<String> = nodes
+        .iter()
+        .filter(|n| n.state.as_str() == "ready")
+        .map(|n| n.id.clone())
+        .collect();
+    assert!(ready.len() > 1, "the demo cluster has ready nodes");
+    ready.sort();
+    ready.reverse();
+    let ids: Vec<String> = page.rows.iter().map(|n| n.id.clone()).collect();
+    assert_eq!(ids, ready);
+    assert_eq!((page.total, page.shown), (nodes.len(), ready.len()));
 }

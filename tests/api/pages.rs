@@ -67,7 +67,7 @@ async fn the_overview_sends_its_figures_and_nodes_not_every_list() {
         .collect();
     assert_eq!(keys, ["figures", "nodes"]);
     assert_eq!(
-        answer["nodes"].as_array().map(Vec::len),
+        answer["nodes"]["rows"].as_array().map(Vec::len),
         Some(lists.nodes.len())
     );
     assert_eq!(answer["figures"]["replicas"], lists.replicas.len());

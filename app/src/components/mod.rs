@@ -29,5 +29,6 @@ pub use receipt::ReceiptBanner;
 pub use shortcuts::Shortcuts;
 pub use tab_pulse::TabPulse;
 pub use table::{
-    FilterBar, FilteredTable, SortHeader, SortKey, TableQuery, tracked_table_query, use_table_query,
+    FilterBar, FilteredTable, SortHeader, SortKey, TablePage, TableQuery, TableRow,
+    tracked_table_query, use_table_query,
 };

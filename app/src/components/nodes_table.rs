@@ -3,64 +3,70 @@
 
 use leptos::prelude::*;
 
+use super::table::{TablePage, TableRow};
 use super::{
     FilteredTable, NodeActions, SortHeader, SortKey, StateBadge, TableQuery, UnhealthyRow,
 };
 use crate::admin_api::types::NodeView;
 use crate::{format, urls};
 
-fn sort_key(n: &NodeView, column: &str) -> SortKey {
-    match column {
-        "state" => SortKey::Text(n.state.to_string()),
-        "gpus" => SortKey::Num(n.gpu_free),
-        "memory" if n.memory_gb > 0 => SortKey::Num(n.memory_gb),
-        "disk" if n.disk_total_gb > 0 => SortKey::Num(n.disk_free_gb),
-        "memory" | "disk" => SortKey::Unknown,
-        "replicas" => SortKey::Num(n.replicas),
-        "classes" => SortKey::Text(n.classes.join(",")),
-        "fabrics" => SortKey::Text(n.fabrics.join(",")),
-        "seen" => format::parse_duration(&n.last_seen_ago).map_or(SortKey::Unknown, SortKey::Num),
-        "unhealthy" => SortKey::Num(-(n.unhealthy.len() as i64)),
-        _ => SortKey::Text(n.id.clone()),
+impl TableRow for NodeView {
+    fn text(&self) -> String {
+        format!(
+            "{} {} {} {} {}",
+            self.id,
+            self.state,
+            self.classes.join(" "),
+            self.fabrics.join(" "),
+            self.unhealthy.join(" ")
+        )
+    }
+
+    fn sort_key(&self, column: &str) -> SortKey {
+        let n = self;
+        match column {
+            "state" => SortKey::Text(n.state.to_string()),
+            "gpus" => SortKey::Num(n.gpu_free),
+            "memory" if n.memory_gb > 0 => SortKey::Num(n.memory_gb),
+            "disk" if n.disk_total_gb > 0 => SortKey::Num(n.disk_free_gb),
+            "memory" | "disk" => SortKey::Unknown,
+            "replicas" => SortKey::Num(n.replicas),
+            "classes" => SortKey::Text(n.classes.join(",")),
+            "fabrics" => SortKey::Text(n.fabrics.join(",")),
+            "seen" => {
+                format::parse_duration(&n.last_seen_ago).map_or(SortKey::Unknown, SortKey::Num)
+            }
+            "unhealthy" => SortKey::Num(-(n.unhealthy.len() as i64)),
+            _ => SortKey::Text(n.id.clone()),
+        }
+    }
+
+    /// `?state=` and `?unhealthy=1` narrow the list the way the overview's
+    /// figures promise.
+    fn passes(&self, facet: &str, value: &str) -> bool {
+        match facet {
+            "state" => self.state.as_str() == value,
+            "unhealthy" => !self.unhealthy.is_empty(),
+            _ => true,
+        }
     }
 }
 
-fn row_text(n: &NodeView) -> String {
-    format!(
-        "{} {} {} {} {}",
-        n.id,
-        n.state,
-        n.classes.join(" "),
-        n.fabrics.join(" "),
-        n.unhealthy.join(" ")
-    )
-}
-
-/// `?state=` and `?unhealthy=1` narrow the list the way the overview's
-/// figures promise.
-fn passes_facets(n: &NodeView, q: &TableQuery) -> bool {
-    q.rest.iter().all(|(k, v)| match k.as_str() {
-        "state" => n.state.as_str() == v,
-        "unhealthy" => !n.unhealthy.is_empty(),
-        _ => true,
-    })
-}
-
+/// One page of the nodes, as the server cut it for the URL's view.
 #[component]
-pub fn NodesTable(nodes: Vec<NodeView>, query: Memo<TableQuery>) -> impl IntoView {
-    if nodes.is_empty() {
+pub fn NodesTable(page: TablePage<NodeView>, query: Memo<TableQuery>) -> impl IntoView {
+    if page.total == 0 {
         return view! {
             <p class="empty">"No nodes have registered with the control plane."</p>
         }
         .into_any();
     }
-    let q = query.get();
-    let total = nodes.len();
-    let nodes: Vec<NodeView> = nodes.into_iter().filter(|n| passes_facets(n, &q)).collect();
-    let shown = q.apply(nodes, row_text, sort_key);
-    let count = shown.len();
+    let paging = page.paging();
+    let TablePage {
+        rows, shown, total, ..
+    } = page;
     view! {
-        <FilteredTable query shown=count total noun="nodes" one="node">
+        <FilteredTable query shown total noun="nodes" one="node" paging>
             <table class="data nodes">
                 <thead>
                     <tr>
@@ -77,7 +83,7 @@ pub fn NodesTable(nodes: Vec<NodeView>, query: Memo<TableQuery>) -> impl IntoVie
                     </tr>
                 </thead>
                 <tbody>
-                    {shown.into_iter().map(|n| view! { <NodeRow node=n /> }).collect_view()}
+                    {rows.into_iter().map(|n| view! { <NodeRow node=n /> }).collect_view()}
                 </tbody>
             </table>
         </FilteredTable>

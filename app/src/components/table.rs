@@ -1,14 +1,26 @@
-//! Sorting and filtering of tables, kept in the URL (`?q=`, `?sort=`,
-//! `?desc=1`) so that a reload or a pasted link shows the same rows in the
-//! same order. Works without JavaScript: sorting is links, filtering a form.
+//! Sorting, filtering and paging of tables, kept in the URL (`?q=`,
+//! `?sort=`, `?desc=1`, `?page=`) so that a reload or a pasted link shows the
+//! same rows in the same order. Works without JavaScript: sorting and paging
+//! are links, filtering a form.
+//!
+//! The lists that grow with the cluster (nodes, models, replicas) are cut on
+//! the server: the page's server function takes the query and answers with
+//! one [`TablePage`], so that neither the HTML, nor each refresh, nor the
+//! browser's work grows past [`PAGE_ROWS`] rows.
 
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use leptos_router::params::ParamsMap;
+use serde::{Deserialize, Serialize};
 
-use crate::urls::{self, encode_query};
+use crate::urls::{self, decode_component, encode_query};
+
+/// Rows on one page of a table cut on the server. A screen shows a few
+/// dozen; past that an operator filters or sorts rather than scrolls, and a
+/// hundred rows keep a refresh cheap for the browser and the console alike.
+pub const PAGE_ROWS: usize = 100;
 
 /// One table's view settings, as read from the URL.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -17,24 +29,80 @@ pub struct TableQuery {
     pub q: String,
     pub sort: Option<String>,
     pub desc: bool,
+    /// Which page of [`PAGE_ROWS`] rows, from 0 (`?page=` counts from 1).
+    pub page: usize,
     /// Every other parameter, kept when sorting or filtering changes.
     pub rest: Vec<(String, String)>,
 }
 
 impl TableQuery {
     pub fn from_params(params: &ParamsMap) -> Self {
+        Self::from_pairs(
+            params
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string())),
+        )
+    }
+
+    /// Reads a query string (`a=1&b=2`, without its `?`), as the server
+    /// functions of paged tables receive it.
+    pub fn parse(query: &str) -> Self {
+        Self::from_pairs(query.split('&').filter(|p| !p.is_empty()).map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let plus = |s: &str| decode_component(&s.replace('+', " "));
+            (plus(k), plus(v))
+        }))
+    }
+
+    fn from_pairs(pairs: impl Iterator<Item = (String, String)>) -> Self {
         let mut query = Self::default();
-        for (key, value) in params.into_iter() {
-            match key.as_ref() {
+        for (key, value) in pairs {
+            match key.as_str() {
                 "q" => query.q = value.trim().to_string(),
-                "sort" => query.sort = Some(value.to_string()).filter(|s| !s.is_empty()),
+                "sort" => query.sort = Some(value).filter(|s| !s.is_empty()),
                 "desc" => query.desc = value == "1",
+                "page" => query.page = value.trim().parse::<usize>().unwrap_or(1).saturating_sub(1),
                 // One-shot parameters never survive a change of view.
                 one_shot if urls::is_one_shot(one_shot) => {}
-                _ => query.rest.push((key.to_string(), value.to_string())),
+                _ => query.rest.push((key, value)),
             }
         }
         query
+    }
+
+    /// Every setting but the page, as query pairs: a new sort or filter
+    /// starts again at the first page.
+    fn view_pairs(&self) -> Vec<(String, String)> {
+        let mut pairs = self.rest.clone();
+        if !self.q.is_empty() {
+            pairs.push(("q".into(), self.q.clone()));
+        }
+        if let Some(sort) = &self.sort {
+            pairs.push(("sort".into(), sort.clone()));
+        }
+        if self.desc {
+            pairs.push(("desc".into(), "1".into()));
+        }
+        pairs
+    }
+
+    /// The query string (without `?`) that shows `page` of this view.
+    fn with_page(&self, page: usize) -> String {
+        let mut pairs = self.view_pairs();
+        if page > 0 {
+            pairs.push(("page".into(), (page + 1).to_string()));
+        }
+        encode_query(&pairs)
+    }
+
+    /// What a paged table's server function is given: the whole view.
+    pub fn to_query(&self) -> String {
+        self.with_page(self.page)
+    }
+
+    /// The link to another page of the same view.
+    pub fn page_href(&self, page: usize) -> String {
+        format!("?{}", self.with_page(page))
     }
 
     /// The link a column header points to: sort by it, or flip the order if
@@ -50,6 +118,14 @@ impl TableQuery {
             pairs.push(("desc".into(), "1".into()));
         }
         format!("?{}", encode_query(&pairs))
+    }
+
+    /// The hidden fields of the filter form: the view, less the filter
+    /// itself and the page.
+    fn filter_form_fields(&self) -> Vec<(String, String)> {
+        let mut pairs = self.view_pairs();
+        pairs.retain(|(k, _)| k != "q");
+        pairs
     }
 
     /// `aria-sort` for a column header.
@@ -69,24 +145,101 @@ impl TableQuery {
             .all(|word| haystack.contains(&word.to_lowercase()))
     }
 
+    /// The rows that pass the filter, in the order the URL says. Each row's
+    /// text and sort key is worked out once, and not at all when there is no
+    /// filter or no sort.
+    fn select<'a, T>(
+        &self,
+        rows: impl Iterator<Item = &'a T>,
+        text: impl Fn(&T) -> String,
+        key: impl Fn(&T, &str) -> SortKey,
+    ) -> Vec<&'a T> {
+        let mut rows: Vec<&T> = if self.q.trim().is_empty() {
+            rows.collect()
+        } else {
+            rows.filter(|r| self.matches(&text(r))).collect()
+        };
+        if let Some(column) = &self.sort {
+            // Stable either way: rows that tie keep the list's order.
+            if self.desc {
+                rows.sort_by_cached_key(|r| Reverse(key(r, column)));
+            } else {
+                rows.sort_by_cached_key(|r| key(r, column));
+            }
+        }
+        rows
+    }
+
     /// Filters and sorts `rows`, the way the URL says.
-    pub fn apply<T>(
+    pub fn apply<T: Clone>(
         &self,
         rows: Vec<T>,
         text: impl Fn(&T) -> String,
         key: impl Fn(&T, &str) -> SortKey,
     ) -> Vec<T> {
-        let mut rows: Vec<T> = rows
+        self.select(rows.iter(), text, key)
             .into_iter()
-            .filter(|r| self.matches(&text(r)))
-            .collect();
-        if let Some(column) = &self.sort {
-            rows.sort_by(|a, b| {
-                let order = key(a, column).cmp(&key(b, column));
-                if self.desc { order.reverse() } else { order }
-            });
+            .cloned()
+            .collect()
+    }
+
+    /// The page of `rows` this view shows, after the facets (`rest`), the
+    /// filter and the sort. A page past the end shows the last one.
+    pub fn page_of<T: TableRow + Clone>(&self, rows: &[T]) -> TablePage<T> {
+        let faceted = rows
+            .iter()
+            .filter(|r| self.rest.iter().all(|(k, v)| r.passes(k, v)));
+        let picked = self.select(faceted, T::text, T::sort_key);
+        let pages = picked.len().div_ceil(PAGE_ROWS).max(1);
+        let page = self.page.min(pages - 1);
+        let first = page * PAGE_ROWS;
+        TablePage {
+            rows: picked
+                .iter()
+                .skip(first)
+                .take(PAGE_ROWS)
+                .map(|r| (*r).clone())
+                .collect(),
+            shown: picked.len(),
+            total: rows.len(),
+            page,
         }
-        rows
+    }
+}
+
+/// What a table cut on the server needs to know of its rows.
+pub trait TableRow {
+    /// The words the filter looks for.
+    fn text(&self) -> String;
+    fn sort_key(&self, column: &str) -> SortKey;
+    /// Whether the row passes a facet of the URL (`?state=ready`); a
+    /// parameter the table does not know passes every row.
+    fn passes(&self, _facet: &str, _value: &str) -> bool {
+        true
+    }
+}
+
+/// One page of a table, cut on the server.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TablePage<T> {
+    pub rows: Vec<T>,
+    /// Rows that pass the facets and the filter, on every page.
+    pub shown: usize,
+    /// Rows in the whole list.
+    pub total: usize,
+    /// The page shown, from 0.
+    pub page: usize,
+}
+
+impl<T> TablePage<T> {
+    pub fn pages(&self) -> usize {
+        self.shown.div_ceil(PAGE_ROWS).max(1)
+    }
+
+    /// 1-based numbers of the first and last row shown.
+    fn span(&self) -> (usize, usize) {
+        let first = self.page * PAGE_ROWS;
+        (first + 1, first + self.rows.len())
     }
 }
 
@@ -120,34 +273,45 @@ impl Ord for SortKey {
     }
 }
 
-/// Case-insensitive order in which "gpu-2" comes before "gpu-10".
+/// Case-insensitive order in which "gpu-2" comes before "gpu-10". Runs of
+/// digits compare as numbers, other runs as lower-case text; it allocates
+/// nothing, since a sort calls it thousands of times.
 fn natural(a: &str, b: &str) -> Ordering {
-    fn chunks(s: &str) -> Vec<(bool, String)> {
-        let mut out: Vec<(bool, String)> = Vec::new();
-        for c in s.to_lowercase().chars() {
-            let digit = c.is_ascii_digit();
-            match out.last_mut() {
-                Some((d, chunk)) if *d == digit => chunk.push(c),
-                _ => out.push((digit, c.to_string())),
+    let (mut ca, mut cb) = (runs(a), runs(b));
+    loop {
+        let order = match (ca.next(), cb.next()) {
+            (None, None) => return a.cmp(b),
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some((true, x)), Some((true, y))) => {
+                let (x, y) = (x.trim_start_matches('0'), y.trim_start_matches('0'));
+                x.len().cmp(&y.len()).then_with(|| x.cmp(y))
             }
-        }
-        out
-    }
-    let (ca, cb) = (chunks(a), chunks(b));
-    for (x, y) in ca.iter().zip(cb.iter()) {
-        let order = match (x, y) {
-            ((true, x), (true, y)) => x
-                .trim_start_matches('0')
-                .len()
-                .cmp(&y.trim_start_matches('0').len())
-                .then_with(|| x.trim_start_matches('0').cmp(y.trim_start_matches('0'))),
-            ((_, x), (_, y)) => x.cmp(y),
+            (Some((_, x)), Some((_, y))) => lower(x).cmp(lower(y)),
         };
         if order != Ordering::Equal {
             return order;
         }
     }
-    ca.len().cmp(&cb.len()).then_with(|| a.cmp(b))
+}
+
+fn lower(s: &str) -> impl Iterator<Item = char> + '_ {
+    s.chars().flat_map(char::to_lowercase)
+}
+
+/// `s` as alternating runs of ASCII digits and of anything else.
+fn runs(s: &str) -> impl Iterator<Item = (bool, &str)> {
+    let mut rest = s;
+    std::iter::from_fn(move || {
+        let first = rest.chars().next()?;
+        let digit = first.is_ascii_digit();
+        let end = rest
+            .find(|c: char| c.is_ascii_digit() != digit)
+            .unwrap_or(rest.len());
+        let (run, tail) = rest.split_at(end);
+        rest = tail;
+        Some((digit, run))
+    })
 }
 
 /// The current URL's table settings, reactively.
@@ -200,16 +364,7 @@ pub fn FilterBar(
     noun: &'static str,
 ) -> impl IntoView {
     let q = query.with_untracked(|q| q.q.clone());
-    let hidden = query.with_untracked(|q| {
-        let mut pairs = q.rest.clone();
-        if let Some(sort) = &q.sort {
-            pairs.push(("sort".into(), sort.clone()));
-        }
-        if q.desc {
-            pairs.push(("desc".into(), "1".into()));
-        }
-        pairs
-    });
+    let hidden = query.with_untracked(TableQuery::filter_form_fields);
     let filtered = shown != total;
     view! {
         <form class="filter-bar" method="get" role="search">
@@ -233,8 +388,60 @@ pub fn FilterBar(
     }
 }
 
+/// Where a page of a table cut on the server sits in its view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Paging {
+    page: usize,
+    pages: usize,
+    first: usize,
+    last: usize,
+}
+
+impl<T> TablePage<T> {
+    pub fn paging(&self) -> Paging {
+        let (first, last) = self.span();
+        Paging {
+            page: self.page,
+            pages: self.pages(),
+            first,
+            last,
+        }
+    }
+}
+
+/// "Rows 101–200 of 5000", with links to the pages before and after; nothing
+/// when everything fits on one page.
+#[component]
+fn Pager(
+    query: Memo<TableQuery>,
+    paging: Paging,
+    shown: usize,
+    noun: &'static str,
+) -> impl IntoView {
+    let Paging {
+        page,
+        pages,
+        first,
+        last,
+    } = paging;
+    (pages > 1).then(|| {
+        let q = query.get_untracked();
+        let link = |to: usize, rel: &'static str, text: &'static str| {
+            view! { <a href=q.page_href(to) rel=rel>{text}</a> }
+        };
+        view! {
+            <nav class="pager" aria-label=format!("Pages of {noun}")>
+                {(page > 0).then(|| link(page - 1, "prev", "← Previous"))}
+                <span>{format!("Rows {first}–{last} of {shown} · page {} of {pages}", page + 1)}</span>
+                {(page + 1 < pages).then(|| link(page + 1, "next", "Next →"))}
+            </nav>
+        }
+    })
+}
+
 /// The filter bar above a table, and in place of the table a sentence when
 /// the filter leaves no row (never an empty table, which reads as "none").
+/// With `paging`, the rows are one page of those the filter passes.
 #[component]
 pub fn FilteredTable(
     query: Memo<TableQuery>,
@@ -244,10 +451,12 @@ pub fn FilteredTable(
     noun: &'static str,
     /// "node", for "No node matches this filter."
     one: &'static str,
+    #[prop(optional)] paging: Option<Paging>,
     children: Children,
 ) -> impl IntoView {
     view! {
         <FilterBar query shown total noun />
+        {paging.map(|paging| view! { <Pager query paging shown noun /> })}
         {if shown == 0 {
             view! { <p class="empty">{format!("No {one} matches this filter.")}</p> }.into_any()
         } else {
@@ -277,6 +486,7 @@ mod tests {
             q: "a b".into(),
             sort: Some("gpus".into()),
             desc: false,
+            page: 3,
             rest: vec![("state".into(), "ready".into())],
         };
         assert_eq!(q.sort_href("gpus"), "?state=ready&q=a%20b&sort=gpus&desc=1");
@@ -302,6 +512,90 @@ mod tests {
                 SortKey::Text("gpu-10".into()),
                 SortKey::Unknown
             ]
+        );
+    }
+
+    #[derive(Clone, Debug, PartialEq)]
+    struct Row(String, i64);
+
+    impl TableRow for Row {
+        fn text(&self) -> String {
+            self.0.clone()
+        }
+        fn sort_key(&self, column: &str) -> SortKey {
+            match column {
+                "n" => SortKey::Num(self.1),
+                _ => SortKey::Text(self.0.clone()),
+            }
+        }
+        fn passes(&self, facet: &str, value: &str) -> bool {
+            facet != "odd" || (self.1 % 2 == 1) == (value == "1")
+        }
+    }
+
+    fn rows(n: i64) -> Vec<Row> {
+        (0..n).map(|i| Row(format!("gpu-{i}"), i)).collect()
+    }
+
+    #[test]
+    fn the_server_cuts_one_page_after_facets_filter_and_sort() {
+        let all = rows(250);
+        let q = TableQuery::parse("odd=1&sort=n&desc=1&page=2");
+        let page = q.page_of(&all);
+        assert_eq!(
+            (page.total, page.shown, page.page, page.pages()),
+            (250, 125, 1, 2)
+        );
+        assert_eq!(page.rows.len(), 25);
+        // Odd numbers from 249 down: the second page starts at the 101st.
+        assert_eq!(page.rows[0], Row("gpu-49".into(), 49));
+        assert_eq!(
+            page.paging(),
+            Paging {
+                page: 1,
+                pages: 2,
+                first: 101,
+                last: 125
+            }
+        );
+
+        let filtered = TableQuery::parse("q=GPU-24").page_of(&all);
+        assert_eq!(filtered.shown, 11, "gpu-24 and gpu-240 to gpu-249");
+        assert_eq!(filtered.rows[0].0, "gpu-24");
+    }
+
+    #[test]
+    fn a_page_past_the_end_shows_the_last_and_nonsense_the_first() {
+        let all = rows(150);
+        assert_eq!(TableQuery::parse("page=99").page_of(&all).page, 1);
+        assert_eq!(TableQuery::parse("page=x").page_of(&all).page, 0);
+        assert_eq!(TableQuery::parse("page=0").page_of(&all).page, 0);
+        let empty = TableQuery::parse("q=nothing").page_of(&all);
+        assert_eq!((empty.shown, empty.page, empty.pages()), (0, 0, 1));
+    }
+
+    #[test]
+    fn page_links_keep_the_view_and_a_new_view_starts_at_page_one() {
+        let q = TableQuery::parse("state=ready&q=a+b&sort=gpus&page=3&receipt=r1");
+        assert_eq!(q.page, 2);
+        assert_eq!(q.to_query(), "state=ready&q=a%20b&sort=gpus&page=3");
+        assert_eq!(q.page_href(0), "?state=ready&q=a%20b&sort=gpus");
+        assert_eq!(q.page_href(3), "?state=ready&q=a%20b&sort=gpus&page=4");
+        assert!(!q.sort_href("node").contains("page"));
+        assert!(
+            q.filter_form_fields()
+                .iter()
+                .all(|(k, _)| k != "page" && k != "q")
+        );
+    }
+
+    #[test]
+    fn natural_order_compares_runs_without_case() {
+        let mut names = vec!["gpu-10", "GPU-9", "gpu-9b", "gpu-09", "a", "gpu-"];
+        names.sort_by(|a, b| natural(a, b));
+        assert_eq!(
+            names,
+            vec!["a", "gpu-", "GPU-9", "gpu-09", "gpu-9b", "gpu-10"]
         );
     }
 }

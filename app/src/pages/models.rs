@@ -6,8 +6,8 @@ use leptos_meta::Title;
 
 use crate::admin_api::types::ModelView;
 use crate::components::{
-    FilteredTable, Live, SortHeader, SortKey, StatusBadge, TableQuery, refresh_ticker,
-    tracked_table_query,
+    FilteredTable, Live, SortHeader, SortKey, StatusBadge, TablePage, TableQuery, TableRow,
+    refresh_ticker, tracked_table_query, use_table_query,
 };
 use crate::format::{self, ModelStatus};
 use crate::server_fns::cluster::list_models;
@@ -16,7 +16,11 @@ use crate::urls;
 #[component]
 pub fn ModelsPage() -> impl IntoView {
     let refresh = refresh_ticker();
-    let models = Resource::new(move || refresh.get(), |_| list_models());
+    let query = use_table_query();
+    let models = Resource::new(
+        move || (refresh.get(), query.with(TableQuery::to_query)),
+        |(_, q)| list_models(q),
+    );
     view! {
         <Title text="Models" />
         <h1>"Models"</h1>
@@ -24,57 +28,58 @@ pub fn ModelsPage() -> impl IntoView {
     }
 }
 
-fn render_models(models: Vec<ModelView>) -> impl IntoView {
+fn render_models(page: TablePage<ModelView>) -> impl IntoView {
     let query = tracked_table_query();
-    view! { <ModelsTable models query /> }
+    view! { <ModelsTable page query /> }
 }
 
-fn sort_key(m: &ModelView, column: &str) -> SortKey {
-    match column {
-        "serving" => SortKey::Num(-(i64::from(format::is_serving(m)))),
-        "replicas" => SortKey::Num(m.ready),
-        "status" => SortKey::Num(ModelStatus::of(m) as i64),
-        "aliases" => SortKey::Text(m.aliases.join(",")),
-        "profiles" => SortKey::Text(m.profiles.join(",")),
-        "fallbacks" => SortKey::Text(m.fallbacks.join(",")),
-        _ => SortKey::Text(m.name.clone()),
+impl TableRow for ModelView {
+    fn text(&self) -> String {
+        let m = self;
+        format!(
+            "{} {} {} {} {}",
+            m.name,
+            ModelStatus::of(m).label(),
+            m.aliases.join(" "),
+            m.profiles.join(" "),
+            m.fallbacks.join(" ")
+        )
     }
-}
 
-fn row_text(m: &ModelView) -> String {
-    format!(
-        "{} {} {} {} {}",
-        m.name,
-        ModelStatus::of(m).label(),
-        m.aliases.join(" "),
-        m.profiles.join(" "),
-        m.fallbacks.join(" ")
-    )
-}
+    fn sort_key(&self, column: &str) -> SortKey {
+        let m = self;
+        match column {
+            "serving" => SortKey::Num(-(i64::from(format::is_serving(m)))),
+            "replicas" => SortKey::Num(m.ready),
+            "status" => SortKey::Num(ModelStatus::of(m) as i64),
+            "aliases" => SortKey::Text(m.aliases.join(",")),
+            "profiles" => SortKey::Text(m.profiles.join(",")),
+            "fallbacks" => SortKey::Text(m.fallbacks.join(",")),
+            _ => SortKey::Text(m.name.clone()),
+        }
+    }
 
-fn passes_facets(m: &ModelView, q: &TableQuery) -> bool {
-    q.rest.iter().all(|(k, v)| match k.as_str() {
-        "status" => ModelStatus::of(m).slug() == *v,
-        _ => true,
-    })
+    /// `?status=` keeps the models the overview's figure counted.
+    fn passes(&self, facet: &str, value: &str) -> bool {
+        match facet {
+            "status" => ModelStatus::of(self).slug() == value,
+            _ => true,
+        }
+    }
 }
 
 #[component]
-fn ModelsTable(models: Vec<ModelView>, query: Memo<TableQuery>) -> impl IntoView {
-    if models.is_empty() {
+fn ModelsTable(page: TablePage<ModelView>, query: Memo<TableQuery>) -> impl IntoView {
+    if page.total == 0 {
         return view! { <p class="empty">"The catalog is empty: no model has been added."</p> }
             .into_any();
     }
-    let q = query.get();
-    let total = models.len();
-    let models: Vec<ModelView> = models
-        .into_iter()
-        .filter(|m| passes_facets(m, &q))
-        .collect();
-    let shown = q.apply(models, row_text, sort_key);
-    let count = shown.len();
+    let paging = page.paging();
+    let TablePage {
+        rows, shown, total, ..
+    } = page;
     view! {
-        <FilteredTable query shown=count total noun="models" one="model">
+        <FilteredTable query shown total noun="models" one="model" paging>
             <table class="data models">
                 <thead>
                     <tr>
@@ -88,7 +93,7 @@ fn ModelsTable(models: Vec<ModelView>, query: Memo<TableQuery>) -> impl IntoView
                     </tr>
                 </thead>
                 <tbody>
-                    {shown.into_iter().map(|m| view! { <ModelRow model=m /> }).collect_view()}
+                    {rows.into_iter().map(|m| view! { <ModelRow model=m /> }).collect_view()}
                 </tbody>
             </table>
         </FilteredTable>

@@ -6,14 +6,19 @@ use leptos_meta::Title;
 
 use crate::admin_api::types::NodeView;
 use crate::components::{
-    Live, NodeActionDialog, NodesTable, ReceiptBanner, refresh_ticker, tracked_table_query,
+    Live, NodeActionDialog, NodesTable, ReceiptBanner, TablePage, TableQuery, refresh_ticker,
+    tracked_table_query, use_table_query,
 };
 use crate::server_fns::nodes::list_nodes;
 
 #[component]
 pub fn NodesPage() -> impl IntoView {
     let refresh = refresh_ticker();
-    let nodes = Resource::new(move || refresh.get(), |_| list_nodes());
+    let query = use_table_query();
+    let nodes = Resource::new(
+        move || (refresh.get(), query.with(TableQuery::to_query)),
+        |(_, q)| list_nodes(q),
+    );
     view! {
         <Title text="Nodes" />
         <h1>"Nodes"</h1>
@@ -23,7 +28,7 @@ pub fn NodesPage() -> impl IntoView {
     }
 }
 
-fn render_nodes(nodes: Vec<NodeView>) -> impl IntoView {
+fn render_nodes(page: TablePage<NodeView>) -> impl IntoView {
     let query = tracked_table_query();
-    view! { <NodesTable nodes query /> }
+    view! { <NodesTable page query /> }
 }

@@ -5,8 +5,8 @@ use leptos_meta::Title;
 
 use crate::admin_api::types::NodeState;
 use crate::components::{
-    Live, NodeActionDialog, NodesTable, ReceiptBanner, StatusBadge, refresh_ticker,
-    tracked_table_query,
+    Live, NodeActionDialog, NodesTable, ReceiptBanner, StatusBadge, TableQuery, refresh_ticker,
+    tracked_table_query, use_table_query,
 };
 use crate::format::{self, ModelStatus, file_size};
 use crate::server_fns::cluster::{OverviewReport, cluster_overview};
@@ -15,7 +15,11 @@ use crate::urls;
 #[component]
 pub fn OverviewPage() -> impl IntoView {
     let refresh = refresh_ticker();
-    let snapshot = Resource::new(move || refresh.get(), |_| cluster_overview());
+    let query = use_table_query();
+    let snapshot = Resource::new(
+        move || (refresh.get(), query.with(TableQuery::to_query)),
+        |(_, q)| cluster_overview(q),
+    );
     view! {
         <Title text="Overview" />
         <h1>"Cluster overview"</h1>
@@ -91,6 +95,6 @@ fn render_overview(report: OverviewReport) -> impl IntoView {
             </section>
         </div>
         <h2>"Nodes"</h2>
-        <NodesTable nodes query />
+        <NodesTable page=nodes query />
     }
 }

@@ -7,7 +7,8 @@ use leptos_router::hooks::use_query_map;
 
 use crate::admin_api::types::ReplicaView;
 use crate::components::{
-    FilteredTable, Live, SortHeader, SortKey, TableQuery, refresh_ticker, tracked_table_query,
+    FilteredTable, Live, SortHeader, SortKey, TablePage, TableQuery, TableRow, refresh_ticker,
+    tracked_table_query, use_table_query,
 };
 use crate::format;
 use crate::joins::has_error;
@@ -19,9 +20,10 @@ pub fn ReplicasPage() -> impl IntoView {
     let params = use_query_map();
     let model = Memo::new(move |_| params.with(|p| p.get("model").unwrap_or_default()));
     let refresh = refresh_ticker();
+    let query = use_table_query();
     let replicas = Resource::new(
-        move || (model.get(), refresh.get()),
-        |(m, _)| list_replicas(m),
+        move || (refresh.get(), query.with(TableQuery::to_query)),
+        |(_, q)| list_replicas(q),
     );
     view! {
         <Title text="Replicas" />
@@ -37,9 +39,9 @@ pub fn ReplicasPage() -> impl IntoView {
     }
 }
 
-fn render_replicas(replicas: Vec<ReplicaView>) -> impl IntoView {
+fn render_replicas(page: TablePage<ReplicaView>) -> impl IntoView {
     let query = tracked_table_query();
-    view! { <ReplicasTable replicas query /> }
+    view! { <ReplicasTable page query /> }
 }
 
 /// "gpu-a:[0 1 2 3], gpu-b:[0 1]", the way the CLI writes shards.
@@ -53,62 +55,64 @@ fn shard_nodes(r: &ReplicaView) -> Vec<(String, String)> {
         .collect()
 }
 
-fn sort_key(r: &ReplicaView, column: &str) -> SortKey {
-    match column {
-        "model" => SortKey::Text(r.model.clone()),
-        "state" => SortKey::Text(r.state.clone()),
-        "pool" => SortKey::Text(r.pool.clone()),
-        "age" => SortKey::Num(r.age_sec),
-        "idle" if r.idle_sec >= 0 => SortKey::Num(r.idle_sec),
-        "idle" => SortKey::Unknown,
-        "nodes" => SortKey::Text(
-            r.shards
-                .iter()
-                .map(|s| s.node.as_str())
-                .collect::<Vec<_>>()
-                .join(","),
-        ),
-        "endpoint" => SortKey::Text(r.endpoint.clone()),
-        _ => SortKey::Text(r.id.clone()),
+impl TableRow for ReplicaView {
+    fn text(&self) -> String {
+        let r = self;
+        let nodes: Vec<&str> = r.shards.iter().map(|s| s.node.as_str()).collect();
+        format!(
+            "{} {} {} {} {} {} {}",
+            r.id,
+            r.model,
+            r.state,
+            r.pool,
+            nodes.join(" "),
+            r.endpoint,
+            r.err
+        )
     }
-}
 
-fn row_text(r: &ReplicaView) -> String {
-    let nodes: Vec<&str> = r.shards.iter().map(|s| s.node.as_str()).collect();
-    format!(
-        "{} {} {} {} {} {} {}",
-        r.id,
-        r.model,
-        r.state,
-        r.pool,
-        nodes.join(" "),
-        r.endpoint,
-        r.err
-    )
-}
+    fn sort_key(&self, column: &str) -> SortKey {
+        let r = self;
+        match column {
+            "model" => SortKey::Text(r.model.clone()),
+            "state" => SortKey::Text(r.state.clone()),
+            "pool" => SortKey::Text(r.pool.clone()),
+            "age" => SortKey::Num(r.age_sec),
+            "idle" if r.idle_sec >= 0 => SortKey::Num(r.idle_sec),
+            "idle" => SortKey::Unknown,
+            "nodes" => SortKey::Text(
+                r.shards
+                    .iter()
+                    .map(|s| s.node.as_str())
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
+            "endpoint" => SortKey::Text(r.endpoint.clone()),
+            _ => SortKey::Text(r.id.clone()),
+        }
+    }
 
-fn passes_facets(r: &ReplicaView, q: &TableQuery) -> bool {
-    q.rest.iter().all(|(k, _)| match k.as_str() {
-        "errors" => has_error(r),
-        _ => true,
-    })
+    /// `?model=` keeps one model's replicas, `?errors=1` those with errors.
+    fn passes(&self, facet: &str, value: &str) -> bool {
+        match facet {
+            "model" => value.is_empty() || self.model == value,
+            "errors" => has_error(self),
+            _ => true,
+        }
+    }
 }
 
 #[component]
-fn ReplicasTable(replicas: Vec<ReplicaView>, query: Memo<TableQuery>) -> impl IntoView {
-    if replicas.is_empty() {
+fn ReplicasTable(page: TablePage<ReplicaView>, query: Memo<TableQuery>) -> impl IntoView {
+    if page.total == 0 {
         return view! { <p class="empty">"No replicas are running."</p> }.into_any();
     }
-    let q = query.get();
-    let total = replicas.len();
-    let replicas: Vec<ReplicaView> = replicas
-        .into_iter()
-        .filter(|r| passes_facets(r, &q))
-        .collect();
-    let shown = q.apply(replicas, row_text, sort_key);
-    let count = shown.len();
+    let paging = page.paging();
+    let TablePage {
+        rows, shown, total, ..
+    } = page;
     view! {
-        <FilteredTable query shown=count total noun="replicas" one="replica">
+        <FilteredTable query shown total noun="replicas" one="replica" paging>
             <table class="data replicas">
                 <thead>
                     <tr>
@@ -123,7 +127,7 @@ fn ReplicasTable(replicas: Vec<ReplicaView>, query: Memo<TableQuery>) -> impl In
                     </tr>
                 </thead>
                 <tbody>
-                    {shown.into_iter().map(|r| view! { <ReplicaRow replica=r /> }).collect_view()}
+                    {rows.into_iter().map(|r| view! { <ReplicaRow replica=r /> }).collect_view()}
                 </tbody>
             </table>
         </FilteredTable>

@@ -5,56 +5,61 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::admin_api::types::{ModelView, NodeView, ReplicaView};
+use crate::components::TablePage;
 use crate::error::ConsoleError;
 use crate::joins::Overview;
 
 /// The overview: its figures, added up on the server from all four lists,
-/// and the nodes for its table. The other lists stay on the server: at
+/// and one page of its node table. The other lists stay on the server: at
 /// thousands of replicas they would be most of every refresh's bytes.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OverviewReport {
     pub figures: Overview,
-    pub nodes: Vec<NodeView>,
+    pub nodes: TablePage<NodeView>,
 }
 
+/// The page of models that `query` (a table's URL query) shows.
 #[server(endpoint = "/list_models")]
-pub async fn list_models() -> Result<Vec<ModelView>, ConsoleError> {
-    ssr::list_models().await
+pub async fn list_models(
+    #[server(default)] query: String,
+) -> Result<TablePage<ModelView>, ConsoleError> {
+    ssr::list_models(query).await
 }
 
-/// Every replica, or one model's (`model` empty means every model).
+/// The page of replicas that `query` shows; its `model=` keeps one model's.
 #[server(endpoint = "/list_replicas")]
-pub async fn list_replicas(model: String) -> Result<Vec<ReplicaView>, ConsoleError> {
-    ssr::list_replicas(model).await
+pub async fn list_replicas(
+    #[server(default)] query: String,
+) -> Result<TablePage<ReplicaView>, ConsoleError> {
+    ssr::list_replicas(query).await
 }
 
+/// The overview's figures, and the page of its node table `query` shows.
 #[server(endpoint = "/cluster_overview")]
-pub async fn cluster_overview() -> Result<OverviewReport, ConsoleError> {
-    ssr::cluster_overview().await
+pub async fn cluster_overview(
+    #[server(default)] query: String,
+) -> Result<OverviewReport, ConsoleError> {
+    ssr::cluster_overview(query).await
 }
 
 #[cfg(feature = "ssr")]
 mod ssr {
     use super::*;
+    use crate::components::TableQuery;
     use crate::joins::overview;
     use crate::server::ConsoleContext;
 
-    pub async fn list_models() -> Result<Vec<ModelView>, ConsoleError> {
+    pub async fn list_models(query: String) -> Result<TablePage<ModelView>, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        Ok(cx.snapshots.models().await?.to_vec())
+        Ok(TableQuery::parse(&query).page_of(&cx.snapshots.models().await?))
     }
 
-    pub async fn list_replicas(model: String) -> Result<Vec<ReplicaView>, ConsoleError> {
+    pub async fn list_replicas(query: String) -> Result<TablePage<ReplicaView>, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        let replicas = cx.snapshots.replicas().await?;
-        Ok(replicas
-            .iter()
-            .filter(|r| model.is_empty() || r.model == model)
-            .cloned()
-            .collect())
+        Ok(TableQuery::parse(&query).page_of(&cx.snapshots.replicas().await?))
     }
 
-    pub async fn cluster_overview() -> Result<OverviewReport, ConsoleError> {
+    pub async fn cluster_overview(query: String) -> Result<OverviewReport, ConsoleError> {
         let cx = ConsoleContext::current()?;
         let lists = &cx.snapshots;
         let (nodes, models, replicas, orphans) = tokio::join!(
@@ -66,7 +71,7 @@ mod ssr {
         let (nodes, models, replicas, orphans) = (nodes?, models?, replicas?, orphans?);
         Ok(OverviewReport {
             figures: overview(&nodes, &models, &replicas, &orphans),
-            nodes: nodes.to_vec(),
+            nodes: TableQuery::parse(&query).page_of(&nodes),
         })
     }
 }

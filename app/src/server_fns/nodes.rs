@@ -4,13 +4,17 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::admin_api::types::{NodeView, Rejection, ReplicaView, TargetState};
+use crate::components::TablePage;
 use crate::error::ConsoleError;
 use crate::fixes::Surroundings;
 use crate::joins::DrainPreview;
 
+/// The page of nodes that `query` (a table's URL query) shows.
 #[server(endpoint = "/list_nodes")]
-pub async fn list_nodes() -> Result<Vec<NodeView>, ConsoleError> {
-    ssr::list_nodes().await
+pub async fn list_nodes(
+    #[server(default)] query: String,
+) -> Result<TablePage<NodeView>, ConsoleError> {
+    ssr::list_nodes(query).await
 }
 
 /// One rejection that names a node, with the model it was about.
@@ -56,14 +60,16 @@ pub async fn set_node_state(
 mod ssr {
     use super::*;
     use crate::admin_api::AdminApiError;
+    use crate::components::TableQuery;
     use crate::joins::{drain_preview, runs_on};
     use crate::server::ConsoleContext;
     use crate::server::input::{self, ReturnPath};
     use crate::server_fns::receipts::{Receipt, finish};
 
-    pub async fn list_nodes() -> Result<Vec<NodeView>, ConsoleError> {
+    pub async fn list_nodes(query: String) -> Result<TablePage<NodeView>, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        Ok(cx.snapshots.nodes().await?.to_vec())
+        let nodes = cx.snapshots.nodes().await?;
+        Ok(TableQuery::parse(&query).page_of(&nodes))
     }
 
     pub async fn node_report(id: String) -> Result<NodeReport, ConsoleError> {
