@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 RUN := ./scripts/with-toolchain.sh
-BIN := target/release/llmgw-console
+BIN := target/dist/llmgw-console
 
 .PHONY: demo dev test setup build lint fmt unit e2e bench clean
 

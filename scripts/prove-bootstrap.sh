@@ -38,7 +38,7 @@ clone() {
   else
     git -C "$dir" fetch -q "$root" HEAD && git -C "$dir" checkout -q --detach FETCH_HEAD
   fi
-  rm -rf "$dir/target/toolchain" "$dir/target/release/llmgw-console"
+  rm -rf "$dir/target/toolchain" "$dir/target/dist/llmgw-console"
   printf '%s' "$dir"
 }
 
@@ -77,7 +77,7 @@ while True:
 # The built console serves the demo cluster's nodes page, started in its own
 # clone, whose Leptos.toml it reads.
 serves() {
-  local bin=$1/target/release/llmgw-console log=$work/serve.log
+  local bin=$1/target/dist/llmgw-console log=$work/serve.log
   (cd "$1" && exec "$bin" --demo --listen 127.0.0.1:0 --log info 2>"$log") &
   local pid=$! url="" i
   for i in $(seq 50); do

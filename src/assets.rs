@@ -6,6 +6,10 @@
 //! a digest of that code, so a name never changes meaning and the browser
 //! keeps those files for a year without asking again. Everything else (and
 //! `/pkg/<file>` itself) is revalidated on every use.
+//!
+//! A release binary carries the WASM only compressed (brotli and gzip): the
+//! uncompressed copy was 2 MB of the binary, for clients that accept
+//! neither, which get the gzip copy decompressed on the way out.
 
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
@@ -14,6 +18,10 @@ use axum::response::Response;
 #[derive(rust_embed::Embed)]
 #[folder = "target/site"]
 #[allow_missing = true]
+// wasm-bindgen's type declarations serve no browser.
+#[exclude = "*.d.ts*"]
+// A debug build (`make dev`) has no compressed copies to fall back on.
+#[cfg_attr(not(debug_assertions), exclude = "pkg/*.wasm")]
 struct Site;
 
 /// Names this build of the browser's code: a digest of the WASM, JS and CSS
@@ -35,7 +43,7 @@ fn digest_of_the_code() -> String {
         "pkg/llmgw-console.css",
     ]
     .iter()
-    .filter_map(|path| Site::get(path))
+    .filter_map(|path| stored(path))
     .map(|f| hex(&f.metadata.sha256_hash()[..4]))
     .collect();
     if digests.is_empty() {
@@ -48,6 +56,30 @@ fn digest_of_the_code() -> String {
 /// Encodings we hold precompressed copies for, best first.
 const ENCODINGS: [(&str, &str); 2] = [("br", ".br"), ("gzip", ".gz")];
 
+/// The file at `path` as it is stored: plain, or else its first compressed
+/// copy (the same bytes, so the same digest for the build's name).
+fn stored(path: &str) -> Option<rust_embed::EmbeddedFile> {
+    Site::get(path).or_else(|| {
+        ENCODINGS
+            .iter()
+            .find_map(|(_, ext)| Site::get(&format!("{path}{ext}")))
+    })
+}
+
+/// `path`'s plain bytes when only compressed copies are embedded.
+fn decompressed(path: &str) -> Option<(Vec<u8>, [u8; 32])> {
+    use std::io::Read;
+    let gz = Site::get(&format!("{path}.gz"))?;
+    let mut plain = Vec::new();
+    flate2::read::GzDecoder::new(&gz.data[..])
+        .read_to_end(&mut plain)
+        .ok()?;
+    let mut hash = gz.metadata.sha256_hash();
+    // Another representation than the gzip copy's: another ETag.
+    hash[0] ^= 0xff;
+    Some((plain, hash))
+}
+
 /// The embedded file at `path`, or `None` to let the pages answer.
 pub fn respond(method: &Method, path: &str, headers: &HeaderMap) -> Option<Response> {
     if method != Method::GET && method != Method::HEAD {
@@ -59,18 +91,26 @@ pub fn respond(method: &Method, path: &str, headers: &HeaderMap) -> Option<Respo
     }
     let (path, immutable) = embedded_name(path);
     let path = path.as_str();
-    let plain = Site::get(path)?;
     let accept = headers
         .get(header::ACCEPT_ENCODING)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    let (file, encoding) = ENCODINGS
+    let compressed = ENCODINGS
         .iter()
         .filter(|(name, _)| accepts(accept, name))
-        .find_map(|(name, ext)| Site::get(&format!("{path}{ext}")).map(|f| (f, Some(*name))))
-        .unwrap_or((plain, None));
+        .find_map(|(name, ext)| Site::get(&format!("{path}{ext}")).map(|f| (f, *name)));
+    let (data, hash, encoding) = match compressed {
+        Some((file, name)) => (file.data, file.metadata.sha256_hash(), Some(name)),
+        None => match Site::get(path) {
+            Some(file) => (file.data, file.metadata.sha256_hash(), None),
+            None => {
+                let (plain, hash) = decompressed(path)?;
+                (plain.into(), hash, None)
+            }
+        },
+    };
 
-    let etag = format!("\"{}\"", hex(&file.metadata.sha256_hash()[..16]));
+    let etag = format!("\"{}\"", hex(&hash[..16]));
     let mut response = Response::builder()
         .header(header::ETAG, &etag)
         .header(header::VARY, "Accept-Encoding")
@@ -96,7 +136,7 @@ pub fn respond(method: &Method, path: &str, headers: &HeaderMap) -> Option<Respo
     let body = if method == Method::HEAD {
         Body::empty()
     } else {
-        Body::from(file.data.into_owned())
+        Body::from(data.into_owned())
     };
     response.body(body).ok()
 }
@@ -104,7 +144,7 @@ pub fn respond(method: &Method, path: &str, headers: &HeaderMap) -> Option<Respo
 /// The embedded file a request path names, and whether that name is this
 /// build's (`pkg/<build>/<file>`, which is `pkg/<file>` of this binary).
 fn embedded_name(path: &str) -> (String, bool) {
-    if Site::get(path).is_some() {
+    if stored(path).is_some() {
         return (path.to_string(), false);
     }
     match path
