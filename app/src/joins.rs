@@ -9,6 +9,13 @@ use serde::{Deserialize, Serialize};
 use crate::admin_api::types::{ModelView, NodeState, NodeView, OrphanView, Rejection, ReplicaView};
 use crate::format::ModelStatus;
 
+/// One rejection that names a node, with the model it was about.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeRejection {
+    pub model: String,
+    pub rejection: Rejection,
+}
+
 /// Whether a replica has any shard on `node`.
 pub fn runs_on(replica: &ReplicaView, node: &str) -> bool {
     replica.shards.iter().any(|s| s.node == node)

@@ -3,6 +3,7 @@
 use app::admin_api::types::NodeView;
 use app::components::TablePage;
 use app::format;
+use app::joins::{DrainPreview, drain_preview, runs_on};
 
 use crate::helpers::TestApp;
 
@@ -109,4 +110,34 @@ async fn the_list_nodes_server_function_answers_what_the_simulator_holds() {
     let ids: Vec<String> = page.rows.iter().map(|n| n.id.clone()).collect();
     assert_eq!(ids, ready);
     assert_eq!((page.total, page.shown), (nodes.len(), ready.len()));
+}
+
+#[tokio::test]
+async fn the_drain_preview_reads_two_lists_and_no_explanation() {
+    let app = TestApp::spawn().await;
+    let lists = app.lists();
+    let node = lists
+        .nodes
+        .iter()
+        .find(|n| lists.replicas.iter().any(|r| runs_on(r, &n.id)))
+        .expect("a node with replicas")
+        .id
+        .clone();
+    let response = app.server_fn("preview_drain", &[("node", &node)]).await;
+    assert_eq!(response.status(), 200);
+    let preview: DrainPreview = response.json().await.expect("a preview");
+    assert_eq!(
+        preview,
+        drain_preview(&node, &lists.models, &lists.replicas)
+    );
+    assert!(!preview.replicas.is_empty(), "{preview:?}");
+    let explains: u64 = app
+        .simulator
+        .calls()
+        .counts()
+        .iter()
+        .filter(|(path, _)| path.contains("explain"))
+        .map(|(_, n)| n)
+        .sum();
+    assert_eq!(explains, 0, "a preview of a drain asks for no explanation");
 }

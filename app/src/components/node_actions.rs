@@ -8,7 +8,7 @@ use leptos_router::hooks::use_query_map;
 use super::{ActionRefusal, ConfirmDialog, CtlCommand, ErrorPanel};
 use crate::admin_api::types::{NodeState, NodeView, TargetState};
 use crate::joins::DrainPreview;
-use crate::server_fns::nodes::{SetNodeState, inspect_node};
+use crate::server_fns::nodes::{SetNodeState, preview_drain};
 use crate::ui_settings::UiSettings;
 use crate::{format, urls};
 
@@ -105,7 +105,7 @@ fn NodeActionConfirm(state: TargetState, node: String) -> impl IntoView {
     };
     let preview = {
         let node = node.clone();
-        Resource::new(|| (), move |_| inspect_node(node.clone()))
+        Resource::new(|| (), move |_| preview_drain(node.clone()))
     };
     view! {
         <ConfirmDialog title=format!("{verb} {node}?") cancel_href=back.clone()>
@@ -116,7 +116,7 @@ fn NodeActionConfirm(state: TargetState, node: String) -> impl IntoView {
                         <Suspense fallback=|| view! { <p class="loading">"Working out what would move…"</p> }>
                             {move || Suspend::new(async move {
                                 match preview.await {
-                                    Ok(report) => view! { <DrainPreviewView report=report.drain /> }.into_any(),
+                                    Ok(report) => view! { <DrainPreviewView report /> }.into_any(),
                                     Err(error) => view! { <ErrorPanel error /> }.into_any(),
                                 }
                             })}

@@ -11,7 +11,8 @@ use crate::components::{
     StateBadge, TableQuery, refresh_ticker, tracked_table_query,
 };
 use crate::format;
-use crate::server_fns::nodes::{NodeRejection, NodeReport, inspect_node};
+use crate::joins::NodeRejection;
+use crate::server_fns::nodes::{NodeReport, inspect_node};
 use crate::urls::{self, decode_component};
 
 #[component]

@@ -10,6 +10,7 @@ pub mod context;
 pub mod csp;
 pub mod history;
 pub mod input;
+pub mod rejection_index;
 pub mod signing;
 pub mod snapshots;
 pub mod wall_feed;

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use super::rejection_index::RejectionIndex;
 use crate::admin_api::types::{ExplainView, ModelView, NodeView, OrphanView, ReplicaView};
 use crate::admin_api::{Actor, AdminApiClient, AdminApiError};
 
@@ -80,6 +81,7 @@ pub struct Snapshots {
     /// By model name; only for models the catalog lists, so that requests
     /// for made-up names cannot grow it.
     explains: Mutex<HashMap<String, Arc<Snapshot<ExplainView>>>>,
+    rejections: Snapshot<RejectionIndex>,
 }
 
 impl std::fmt::Debug for Snapshots {
@@ -106,6 +108,7 @@ impl Snapshots {
             replicas: Snapshot::default(),
             orphans: Snapshot::default(),
             explains: Mutex::new(HashMap::new()),
+            rejections: Snapshot::default(),
         }
     }
 
@@ -192,6 +195,18 @@ impl Snapshots {
             .await
     }
 
+    /// Every catalog model's rejections by the node they name, built once
+    /// per period from the shared explanations.
+    pub async fn rejections(&self) -> Answer<RejectionIndex> {
+        self.rejections
+            .get(self.period, async || {
+                let models = self.models().await?;
+                let names = models.iter().map(|m| m.name.clone()).collect();
+                Ok(RejectionIndex::build(self.explains(names).await))
+            })
+            .await
+    }
+
     /// After a change through the console: every list may have moved (a
     /// drain moves replicas, a collection frees disk), so all are asked
     /// again on their next read.
@@ -200,6 +215,7 @@ impl Snapshots {
         self.models.drop_answer();
         self.replicas.drop_answer();
         self.orphans.drop_answer();
+        self.rejections.drop_answer();
         let mut explains = self.explains.lock().unwrap_or_else(PoisonError::into_inner);
         explains.clear();
     }

@@ -15,9 +15,10 @@ pub mod weights;
 /// The server functions that only read (their endpoint names). Every other
 /// call is an attempt at a change and the router audits it: a new function
 /// missing from this list is audited, never the reverse.
-pub const READS: [&str; 13] = [
+pub const READS: [&str; 14] = [
     "list_nodes",
     "inspect_node",
+    "preview_drain",
     "list_models",
     "list_replicas",
     "cluster_overview",

@@ -3,11 +3,11 @@
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::admin_api::types::{NodeView, Rejection, ReplicaView, TargetState};
+use crate::admin_api::types::{NodeView, ReplicaView, TargetState};
 use crate::components::TablePage;
 use crate::error::ConsoleError;
 use crate::fixes::Surroundings;
-use crate::joins::DrainPreview;
+use crate::joins::{DrainPreview, NodeRejection};
 
 /// The page of nodes that `query` (a table's URL query) shows.
 #[server(endpoint = "/list_nodes")]
@@ -15,13 +15,6 @@ pub async fn list_nodes(
     #[server(default)] query: String,
 ) -> Result<TablePage<NodeView>, ConsoleError> {
     ssr::list_nodes(query).await
-}
-
-/// One rejection that names a node, with the model it was about.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NodeRejection {
-    pub model: String,
-    pub rejection: Rejection,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,6 +36,13 @@ pub async fn inspect_node(id: String) -> Result<NodeReport, ConsoleError> {
     ssr::node_report(id).await
 }
 
+/// What draining `node` would move, and whether each model keeps serving:
+/// from the model and replica lists alone, never the explanations.
+#[server(endpoint = "/preview_drain")]
+pub async fn preview_drain(node: String) -> Result<DrainPreview, ConsoleError> {
+    ssr::preview_drain(node).await
+}
+
 /// Asks llmgw to put `node` in `state`. Cordon and drain are refused unless
 /// `confirm` is set: the page always asks first, so only a hand-made request
 /// arrives without it. `back` is the page to return to with the receipt.
@@ -59,7 +59,6 @@ pub async fn set_node_state(
 #[cfg(feature = "ssr")]
 mod ssr {
     use super::*;
-    use crate::admin_api::AdminApiError;
     use crate::components::TableQuery;
     use crate::joins::{drain_preview, runs_on};
     use crate::server::ConsoleContext;
@@ -76,42 +75,17 @@ mod ssr {
         input::name("node id", &id)?;
         let cx = ConsoleContext::current()?;
         let lists = &cx.snapshots;
-        let (nodes, models, replicas, orphans) = tokio::join!(
+        let (nodes, models, replicas, orphans, rejections) = tokio::join!(
             lists.nodes(),
             lists.models(),
             lists.replicas(),
-            lists.orphans()
+            lists.orphans(),
+            lists.rejections(),
         );
-        let (nodes, models, replicas) = (nodes?, models?, replicas?);
+        let (nodes, models, replicas, rejections) = (nodes?, models?, replicas?, rejections?);
         // Orphans only add the collection hint; without them the page stands.
         let orphans = orphans.ok();
         let orphans = orphans.as_deref().map_or(&[][..], Vec::as_slice);
-        let names: Vec<String> = models.iter().map(|m| m.name.clone()).collect();
-        let explains = lists.explains(names).await;
-        let mut rejections = Vec::new();
-        let mut unexplained = Vec::new();
-        for (model, explain) in explains {
-            let explain = match explain {
-                Ok(explain) => explain,
-                // A model removed between the two calls has nothing to say.
-                Err(AdminApiError::Status { code: 404, .. }) => continue,
-                Err(e) => {
-                    unexplained.push((model, e.to_string()));
-                    continue;
-                }
-            };
-            rejections.extend(
-                explain
-                    .rejections
-                    .iter()
-                    .filter(|r| r.node == id)
-                    .cloned()
-                    .map(|rejection| NodeRejection {
-                        model: model.clone(),
-                        rejection,
-                    }),
-            );
-        }
         Ok(NodeReport {
             drain: drain_preview(&id, &models, &replicas),
             around: Surroundings::around(&|n| n == id, &nodes, orphans, &replicas),
@@ -121,9 +95,17 @@ mod ssr {
                 .filter(|r| runs_on(r, &id))
                 .cloned()
                 .collect(),
-            rejections,
-            unexplained,
+            rejections: rejections.of(&id).to_vec(),
+            unexplained: rejections.unexplained().to_vec(),
         })
+    }
+
+    pub async fn preview_drain(node: String) -> Result<DrainPreview, ConsoleError> {
+        input::name("node id", &node)?;
+        let cx = ConsoleContext::current()?;
+        let lists = &cx.snapshots;
+        let (models, replicas) = tokio::join!(lists.models(), lists.replicas());
+        Ok(drain_preview(&node, &models?, &replicas?))
     }
 
     pub async fn set_node_state(
