@@ -198,8 +198,19 @@ impl TestApp {
 
     pub async fn page(&self, path: &str) -> String {
         let response = self.get(path).await;
-        assert_eq!(response.status(), 200, "GET {path}");
-        response.text().await.expect("body")
+        let status = response.status();
+        let body = response.text().await.expect("body");
+        if status != 200 {
+            // The page's own words say why.
+            let page = crate::html::Page::parse(&body);
+            let why: String = if page.has("main") {
+                page.text("main")
+            } else {
+                body.chars().take(500).collect()
+            };
+            panic!("GET {path}: {status}: {why}");
+        }
+        body
     }
 
     /// Posts a form to a server function the way a browser without

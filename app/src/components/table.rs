@@ -70,20 +70,31 @@ impl TableQuery {
         query
     }
 
-    /// Every setting but the page, as query pairs: a new sort or filter
-    /// starts again at the first page.
-    fn view_pairs(&self) -> Vec<(String, String)> {
+    /// The facets and the filter, as query pairs.
+    fn filter_pairs(&self) -> Vec<(String, String)> {
         let mut pairs = self.rest.clone();
         if !self.q.is_empty() {
             pairs.push(("q".into(), self.q.clone()));
         }
-        if let Some(sort) = &self.sort {
-            pairs.push(("sort".into(), sort.clone()));
-        }
-        if self.desc {
+        pairs
+    }
+
+    /// `pairs` sorted by `column`, descending or not.
+    fn sorted(mut pairs: Vec<(String, String)>, column: &str, desc: bool) -> Vec<(String, String)> {
+        pairs.push(("sort".into(), column.into()));
+        if desc {
             pairs.push(("desc".into(), "1".into()));
         }
         pairs
+    }
+
+    /// Every setting but the page, as query pairs: a new sort or filter
+    /// starts again at the first page.
+    fn view_pairs(&self) -> Vec<(String, String)> {
+        match &self.sort {
+            Some(column) => Self::sorted(self.filter_pairs(), column, self.desc),
+            None => self.filter_pairs(),
+        }
     }
 
     /// The query string (without `?`) that shows `page` of this view.
@@ -109,14 +120,7 @@ impl TableQuery {
     /// it is already the sort column.
     pub fn sort_href(&self, column: &str) -> String {
         let desc = self.sort.as_deref() == Some(column) && !self.desc;
-        let mut pairs = self.rest.clone();
-        if !self.q.is_empty() {
-            pairs.push(("q".into(), self.q.clone()));
-        }
-        pairs.push(("sort".into(), column.into()));
-        if desc {
-            pairs.push(("desc".into(), "1".into()));
-        }
+        let pairs = Self::sorted(self.filter_pairs(), column, desc);
         format!("?{}", encode_query(&pairs))
     }
 
@@ -139,10 +143,12 @@ impl TableQuery {
 
     /// Whether a row whose text is `haystack` passes the filter.
     pub fn matches(&self, haystack: &str) -> bool {
-        let haystack = haystack.to_lowercase();
-        self.q
-            .split_whitespace()
-            .all(|word| haystack.contains(&word.to_lowercase()))
+        has_every(&self.words(), haystack)
+    }
+
+    /// The filter's words, lower-cased once for every row they are sought in.
+    fn words(&self) -> Vec<String> {
+        self.q.split_whitespace().map(str::to_lowercase).collect()
     }
 
     /// The rows that pass the filter, in the order the URL says. Each row's
@@ -154,10 +160,11 @@ impl TableQuery {
         text: impl Fn(&T) -> String,
         key: impl Fn(&T, &str) -> SortKey,
     ) -> Vec<&'a T> {
-        let mut rows: Vec<&T> = if self.q.trim().is_empty() {
+        let words = self.words();
+        let mut rows: Vec<&T> = if words.is_empty() {
             rows.collect()
         } else {
-            rows.filter(|r| self.matches(&text(r))).collect()
+            rows.filter(|r| has_every(&words, &text(r))).collect()
         };
         if let Some(column) = &self.sort {
             // Stable either way: rows that tie keep the list's order.
@@ -205,6 +212,12 @@ impl TableQuery {
             page,
         }
     }
+}
+
+/// Whether `haystack` contains every one of `words` (lower-case), in any case.
+fn has_every(words: &[String], haystack: &str) -> bool {
+    let haystack = haystack.to_lowercase();
+    words.iter().all(|word| haystack.contains(word.as_str()))
 }
 
 /// What a table cut on the server needs to know of its rows.
