@@ -44,6 +44,17 @@ function request(url, { method = 'GET', headers = {}, body } = {}) {
   });
 }
 
+/** The body of a GET of `url`, as text. */
+function getText(url) {
+  return new Promise((ok, fail) => {
+    http.get(url, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => ok(text));
+    }).on('error', fail);
+  });
+}
+
 async function waitFor(url) {
   for (let i = 0; i < 400; i++) {
     try {
@@ -97,11 +108,7 @@ async function sizes() {
   const { url } = await consoleFor(sim);
   const br = { 'accept-encoding': 'br' };
   const page = await request(`${url}/nodes`, { headers: br });
-  const html = (await new Promise((ok) => http.get(`${url}/nodes`, (res) => {
-    let text = '';
-    res.on('data', (c) => (text += c));
-    res.on('end', () => ok(text));
-  })));
+  const html = await getText(`${url}/nodes`);
   const assets = [...new Set([...html.matchAll(/(?:href|src|import\()\s*=?\s*["'](\/pkg\/[^"']+)["']/g)].map((m) => m[1]))];
   if (!assets.some((a) => a.endsWith('.wasm'))) throw new Error('the page names no WASM file');
   let total = page.bytes;
@@ -122,11 +129,7 @@ async function pages() {
     const sim = await simulator(nodes);
     const { url } = await consoleFor(sim);
     // One node's page and one model's explanation, the first of each list.
-    const first = async (list) => JSON.parse(await new Promise((ok) => http.get(`${sim}/api/v1/${list}`, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => ok(text));
-    })))[0];
+    const first = async (list) => JSON.parse(await getText(`${sim}/api/v1/${list}`))[0];
     const node = `/nodes/${encodeURIComponent((await first('nodes')).id)}`;
     const model = `/models/${encodeURIComponent((await first('models')).name)}/placement`;
     const paths = ['/', '/nodes', '/models', '/replicas', '/weights'].map((p) => [p, p]);
@@ -163,11 +166,7 @@ async function viewers() {
 }
 
 async function callCounts(sim) {
-  return new Promise((ok) => http.get(`${sim}/_simulator/calls`, (res) => {
-    let text = '';
-    res.on('data', (c) => (text += c));
-    res.on('end', () => ok(JSON.parse(text)));
-  }));
+  return JSON.parse(await getText(`${sim}/_simulator/calls`));
 }
 
 /** p50 of the node list through the console against the admin API directly.
