@@ -25,6 +25,8 @@ pub mod simulator;
 pub mod startup;
 #[cfg(feature = "ssr")]
 pub mod theme_switch;
+#[cfg(feature = "ssr")]
+pub mod updates;
 
 /// Called by the generated JS once the WASM is loaded: takes over the
 /// server-rendered page without re-rendering it.

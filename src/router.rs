@@ -29,6 +29,7 @@ use crate::error_status::status_by_error;
 use crate::readiness::readyz;
 use crate::refusal_return::return_refusals;
 use crate::theme_switch::switch_theme;
+use crate::updates::updates;
 
 /// Server function calls carry a few names at most; anything larger is not
 /// from this console's pages.
@@ -89,6 +90,7 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts) -> Router {
     Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
+        .route(app::heartbeat::PATH, get(updates))
         .route(
             &format!("{}/{{choice}}", app::theme::SWITCH_PATH),
             get(switch_theme),

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use app::admin_api::AdminApiClient;
 use app::server::audit::AuditLog;
+use app::server::change_feed::ChangeFeed;
 use app::server::confirmations::DEFAULT_TTL;
 use app::server::signing::Signer;
 use app::server::snapshots::Snapshots;
@@ -44,6 +45,7 @@ pub fn console_context(settings: &Settings, admin_api: &str) -> Result<ConsoleCo
     let build = ui.build.clone();
     Ok(ConsoleContext {
         wall: Arc::new(WallFeed::new(build)),
+        changes: Arc::new(ChangeFeed::default()),
         snapshots: Arc::new(Snapshots::new(
             client.clone(),
             Duration::from_secs_f64(settings.refresh_seconds),
@@ -87,11 +89,16 @@ pub async fn run_console(settings: Settings) -> Result<(), String> {
         read_only = settings.read_only,
         "llmgw-console is serving; open {url}"
     );
+    let changes = context.changes.clone();
     axum::serve(
         listener,
         router(context, hosts).into_make_service_with_connect_info::<SocketAddr>(),
     )
-    .with_graceful_shutdown(shutdown_signal())
+    .with_graceful_shutdown(async move {
+        shutdown_signal().await;
+        // Open pages' update streams would hold the shutdown up for good.
+        changes.close();
+    })
     .await
     .map_err(|e| format!("the server stopped: {e}"))
 }

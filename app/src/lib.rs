@@ -8,6 +8,7 @@ pub mod components;
 pub mod error;
 pub mod fixes;
 pub mod format;
+pub mod heartbeat;
 pub mod joins;
 pub mod pages;
 #[cfg(feature = "ssr")]
@@ -65,6 +66,7 @@ pub fn App() -> impl IntoView {
     provide_meta_context();
     let ui = UiSettings::current();
     provide_context(ui.clone());
+    components::provide_updates();
     // Pages wait for their data on the server (`SsrMode::Async`) so that every
     // page, and every link pasted into a chat, reads fully with JavaScript off.
     view! {

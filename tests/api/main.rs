@@ -21,4 +21,5 @@ mod paging;
 mod resilience;
 mod shared_poll;
 mod theme;
+mod updates;
 mod wall;

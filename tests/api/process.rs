@@ -86,6 +86,22 @@ impl Process {
             .expect("VmRSS in /proc")
     }
 
+    /// Asks the process to stop as a service manager does (SIGTERM) and
+    /// says whether it exited within `limit`.
+    pub fn terminate_within(&mut self, limit: Duration) -> bool {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        false
+    }
+
     /// Stops the process and returns everything it wrote to stderr.
     pub fn stop(mut self) -> String {
         let _ = self.child.kill();

@@ -1,20 +1,19 @@
-//! Data that stays current on its own: re-fetched on an interval while the tab
-//! is visible, with "updated N s ago" beside it, and when a refresh fails the
-//! last good data stays on screen, marked stale, with the error.
+//! Data that stays current on its own: read again when the server pushes a
+//! change (see `updates`), with "updated N s ago" beside it, and when a
+//! read fails the last good data stays on screen, marked stale, with the
+//! error.
 
 use leptos::prelude::*;
 use serde::{Serialize, de::DeserializeOwned};
 
-use super::ErrorPanel;
+use super::{ErrorPanel, Updates};
 use crate::error::ConsoleError;
-#[cfg(feature = "hydrate")]
-use crate::ui_settings::UiSettings;
 
-/// What a page's resources are keyed on: a counter that moves on every
-/// refresh period while the page is visible, and the receipt of the last
-/// action, so that the views an action affected re-fetch as soon as it is done.
+/// What a page's resources are keyed on: a counter that moves when the
+/// server says the lists moved, and the receipt of the last action, so that
+/// the views an action affected read again as soon as it is done.
 pub fn refresh_ticker() -> Memo<(u64, String)> {
-    let tick = interval_ticker();
+    let tick = Updates::current().tick;
     let params = leptos_router::hooks::use_query_map();
     Memo::new(move |_| {
         (
@@ -22,36 +21,6 @@ pub fn refresh_ticker() -> Memo<(u64, String)> {
             params.with(|p| p.get("receipt").unwrap_or_default()),
         )
     })
-}
-
-/// On the server it stays at 0.
-fn interval_ticker() -> ReadSignal<u64> {
-    let (tick, set_tick) = signal(0u64);
-    #[cfg(feature = "hydrate")]
-    {
-        let period = use_context::<UiSettings>()
-            .unwrap_or_default()
-            .refresh_period();
-        Effect::new(move |_| {
-            let bump = move || {
-                // A hidden tab refreshing all day costs the admin API for nothing.
-                if page_is_visible() {
-                    set_tick.update(|t| *t += 1);
-                }
-            };
-            if let Ok(handle) = set_interval_with_handle(bump, period) {
-                on_cleanup(move || handle.clear());
-            }
-        });
-    }
-    #[cfg(not(feature = "hydrate"))]
-    let _ = set_tick;
-    tick
-}
-
-#[cfg(feature = "hydrate")]
-fn page_is_visible() -> bool {
-    document().visibility_state() == web_sys::VisibilityState::Visible
 }
 
 /// Milliseconds on the browser's clock; the server renders "just now".
@@ -108,6 +77,18 @@ where
 
     #[cfg(feature = "hydrate")]
     {
+        // A heartbeat with nothing new still says the data is current.
+        let heard_at = Updates::current().heard_at;
+        Effect::new(move |_| {
+            if let Some(at) = heard_at.get() {
+                freshness.update(|f| {
+                    if f.failing_since.is_none() && f.ok_at.is_some() {
+                        f.ok_at = Some(at);
+                    }
+                });
+                clock.set(at);
+            }
+        });
         Effect::new(move |_| {
             let outcome = resource.with(|r| r.as_ref().map(Result::is_ok));
             let now = now_ms();

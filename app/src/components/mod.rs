@@ -14,6 +14,7 @@ pub mod receipt;
 pub mod shortcuts;
 pub mod tab_pulse;
 pub mod table;
+pub mod updates;
 
 pub use action_refusal::ActionRefusal;
 pub use badges::{StateBadge, StatusBadge, UnhealthyRow};
@@ -32,3 +33,4 @@ pub use table::{
     FilterBar, FilteredTable, SortHeader, SortKey, TablePage, TableQuery, TableRow,
     tracked_table_query, use_table_query,
 };
+pub use updates::{Updates, provide_updates};

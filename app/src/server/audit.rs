@@ -73,6 +73,8 @@ impl Draft {
 pub struct AuditLog {
     file: Option<Mutex<std::fs::File>>,
     recent: Mutex<VecDeque<AuditRecord>>,
+    /// Records written since start: open audit pages read again when it moves.
+    written: std::sync::atomic::AtomicU64,
 }
 
 impl AuditLog {
@@ -90,6 +92,7 @@ impl AuditLog {
         Ok(Self {
             file,
             recent: Mutex::new(VecDeque::with_capacity(KEPT)),
+            written: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -108,6 +111,12 @@ impl AuditLog {
             recent.pop_front();
         }
         recent.push_back(record);
+        self.written
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub fn written(&self) -> u64 {
+        self.written.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Newest first.

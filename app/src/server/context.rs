@@ -11,6 +11,7 @@ use leptos::prelude::use_context;
 
 use super::Confirmations;
 use super::audit::{AuditLog, Draft};
+use super::change_feed::{Beat, ChangeFeed, Sources};
 use super::signing::Signer;
 use super::snapshots::Snapshots;
 use super::wall_feed::WallFeed;
@@ -40,6 +41,8 @@ pub struct ConsoleContext {
     pub audit: Arc<AuditLog>,
     /// The wall screen's figures and trends, shared by every wall.
     pub wall: Arc<WallFeed>,
+    /// Tells every open page when the lists move.
+    pub changes: Arc<ChangeFeed>,
 }
 
 impl ConsoleContext {
@@ -47,6 +50,15 @@ impl ConsoleContext {
     pub fn current() -> Result<Self, ConsoleError> {
         use_context::<Self>().ok_or_else(|| {
             ConsoleError::Internal("the console's request context is missing".into())
+        })
+    }
+
+    /// A new listener to the change feed.
+    pub fn listen_for_changes(&self) -> tokio::sync::watch::Receiver<Beat> {
+        self.changes.listen(|| Sources {
+            lists: self.snapshots.clone(),
+            wall: self.wall.clone(),
+            audit: self.audit.clone(),
         })
     }
 

@@ -5,6 +5,7 @@
 //! build on it.
 
 pub mod audit;
+pub mod change_feed;
 pub mod confirmations;
 pub mod context;
 pub mod csp;
@@ -13,6 +14,7 @@ pub mod input;
 pub mod rejection_index;
 pub mod signing;
 pub mod snapshots;
+pub mod substance;
 pub mod wall_feed;
 
 pub use confirmations::Confirmations;

@@ -3,14 +3,22 @@
 //! that refreshes it, and whoever asks while a refresh is in flight waits
 //! for that one instead of sending another. Upstream load is then at most
 //! one call per list per period, whatever the number of tabs, and none at
-//! all while nobody looks. A change made through the console drops what it
+//! all while nobody looks. A change made through the console expires what it
 //! may have changed, so the next read asks again.
+//!
+//! The lists also count their moves: a new answer that differs in substance
+//! from the one before (see `substance`) moves the generation the change
+//! feed pushes to every open page.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use tokio::sync::Notify;
+
 use super::rejection_index::RejectionIndex;
+use super::substance::Substance;
 use crate::admin_api::types::{ExplainView, ModelView, NodeView, OrphanView, ReplicaView};
 use crate::admin_api::{Actor, AdminApiClient, AdminApiError};
 
@@ -19,17 +27,42 @@ type Answer<T> = Result<Arc<T>, AdminApiError>;
 /// Explanations asked for at once, at most.
 const EXPLAIN_CONCURRENCY: usize = 8;
 
+/// An answer and when it came; `expired` once a change may have made it
+/// wrong, kept all the same to tell whether the next one moved.
+struct Kept<T> {
+    at: Instant,
+    expired: bool,
+    answer: Answer<T>,
+}
+
 /// One list: its last answer, and the turn to refresh it.
 pub(crate) struct Snapshot<T> {
-    last: Mutex<Option<(Instant, Answer<T>)>>,
+    last: Mutex<Option<Kept<T>>>,
     refreshing: tokio::sync::Mutex<()>,
+    /// Counts the answers that moved, when this list is one a page shows,
+    /// and tells whether two answers are the same in substance.
+    moves: Option<(Arc<AtomicU64>, SameAs<T>)>,
 }
+
+/// Whether an answer (first) is the one before it (second) in substance, that
+/// duration later.
+type SameAs<T> = fn(&T, &T, Duration) -> bool;
 
 impl<T> Default for Snapshot<T> {
     fn default() -> Self {
         Self {
             last: Mutex::new(None),
             refreshing: tokio::sync::Mutex::new(()),
+            moves: None,
+        }
+    }
+}
+
+impl<T: Substance> Snapshot<T> {
+    fn counting(moves: &Arc<AtomicU64>) -> Self {
+        Self {
+            moves: Some((moves.clone(), T::same_as)),
+            ..Self::default()
         }
     }
 }
@@ -38,8 +71,8 @@ impl<T> Snapshot<T> {
     fn fresh(&self, max_age: Duration) -> Option<Answer<T>> {
         let last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
         last.as_ref()
-            .filter(|(at, _)| at.elapsed() < max_age)
-            .map(|(_, answer)| answer.clone())
+            .filter(|kept| !kept.expired && kept.at.elapsed() < max_age)
+            .map(|kept| kept.answer.clone())
     }
 
     pub(crate) async fn get<F>(&self, max_age: Duration, fetch: F) -> Answer<T>
@@ -60,13 +93,35 @@ impl<T> Snapshot<T> {
             return answer;
         }
         let answer = fetch().await.map(Arc::new);
-        *self.last.lock().unwrap_or_else(PoisonError::into_inner) =
-            Some((Instant::now(), answer.clone()));
+        let at = Instant::now();
+        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        if let (Some((moves, same_as)), Some(before)) = (&self.moves, last.as_ref()) {
+            let moved = match (&before.answer, &answer) {
+                (Ok(old), Ok(new)) => !same_as(new, old, at.duration_since(before.at)),
+                // Failing or recovering is pushed by the feed's own flag.
+                _ => false,
+            };
+            if moved {
+                moves.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        *last = Some(Kept {
+            at,
+            expired: false,
+            answer: answer.clone(),
+        });
         answer
     }
 
-    fn drop_answer(&self) {
-        *self.last.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    fn expire(&self) {
+        if let Some(kept) = self
+            .last
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()
+        {
+            kept.expired = true;
+        }
     }
 }
 
@@ -82,6 +137,10 @@ pub struct Snapshots {
     /// for made-up names cannot grow it.
     explains: Mutex<HashMap<String, Arc<Snapshot<ExplainView>>>>,
     rejections: Snapshot<RejectionIndex>,
+    /// Moves of the four lists, together.
+    moves: Arc<AtomicU64>,
+    /// Woken by a change made through the console.
+    changes: Notify,
 }
 
 impl std::fmt::Debug for Snapshots {
@@ -100,16 +159,40 @@ fn reader() -> Actor {
 
 impl Snapshots {
     pub fn new(api: Arc<AdminApiClient>, period: Duration) -> Self {
+        let moves = Arc::new(AtomicU64::new(0));
         Self {
             api,
             period,
-            nodes: Snapshot::default(),
-            models: Snapshot::default(),
-            replicas: Snapshot::default(),
-            orphans: Snapshot::default(),
+            nodes: Snapshot::counting(&moves),
+            models: Snapshot::counting(&moves),
+            replicas: Snapshot::counting(&moves),
+            orphans: Snapshot::counting(&moves),
             explains: Mutex::new(HashMap::new()),
             rejections: Snapshot::default(),
+            moves,
+            changes: Notify::new(),
         }
+    }
+
+    /// How many times the lists have moved: what an open page compares to
+    /// know whether to read again.
+    pub fn generation(&self) -> u64 {
+        self.moves.load(Ordering::Relaxed)
+    }
+
+    /// Refreshes the four lists every page is made of, each only if its
+    /// answer is a period old; says whether all of them answered.
+    /// Explanations are worked out from these lists, so they are read again
+    /// only when a page that shows them is, after the lists moved.
+    pub async fn poll(&self) -> bool {
+        let (nodes, models, replicas, orphans) =
+            tokio::join!(self.nodes(), self.models(), self.replicas(), self.orphans());
+        nodes.is_ok() && models.is_ok() && replicas.is_ok() && orphans.is_ok()
+    }
+
+    /// Resolves at the next change made through the console.
+    pub async fn next_change(&self) {
+        self.changes.notified().await;
     }
 
     /// How long an answer is shared.
@@ -151,7 +234,7 @@ impl Snapshots {
     /// What the admin API lists now, not a period ago: what a collection is
     /// checked against. The answer is kept for everyone else too.
     pub async fn orphans_now(&self) -> Answer<Vec<OrphanView>> {
-        self.orphans.drop_answer();
+        self.orphans.expire();
         self.orphans().await
     }
 
@@ -209,15 +292,20 @@ impl Snapshots {
 
     /// After a change through the console: every list may have moved (a
     /// drain moves replicas, a collection frees disk), so all are asked
-    /// again on their next read.
+    /// again on their next read, and the change feed is woken to tell every
+    /// open page at once.
     pub fn changed(&self) {
-        self.nodes.drop_answer();
-        self.models.drop_answer();
-        self.replicas.drop_answer();
-        self.orphans.drop_answer();
-        self.rejections.drop_answer();
-        let mut explains = self.explains.lock().unwrap_or_else(PoisonError::into_inner);
-        explains.clear();
+        self.nodes.expire();
+        self.models.expire();
+        self.replicas.expire();
+        self.orphans.expire();
+        self.rejections.expire();
+        let explains = self.explains.lock().unwrap_or_else(PoisonError::into_inner);
+        for explain in explains.values() {
+            explain.expire();
+        }
+        drop(explains);
+        self.changes.notify_one();
     }
 }
 
@@ -247,11 +335,51 @@ mod tests {
             assert_eq!(*r.await.expect("joined").expect("an answer"), 0);
         }
         assert_eq!(calls.load(Ordering::SeqCst), 1);
-        snapshot.drop_answer();
+        snapshot.expire();
         let again = snapshot
             .get(period, async || Ok(calls.fetch_add(1, Ordering::SeqCst)))
             .await;
         assert_eq!(*again.expect("an answer"), 1, "asked again after a change");
+    }
+
+    #[tokio::test]
+    async fn only_an_answer_that_differs_in_substance_is_a_move() {
+        let moves = Arc::new(AtomicU64::new(0));
+        let nodes: Snapshot<Vec<NodeView>> = Snapshot::counting(&moves);
+        let node = |id: &str| NodeView {
+            id: id.into(),
+            ..NodeView::default()
+        };
+        let answer = |list: Vec<NodeView>| async move || Ok(list);
+        let _ = nodes.get(Duration::ZERO, answer(vec![node("a")])).await;
+        assert_eq!(
+            moves.load(Ordering::Relaxed),
+            0,
+            "a first answer is no move"
+        );
+        let _ = nodes.get(Duration::ZERO, answer(vec![node("a")])).await;
+        assert_eq!(moves.load(Ordering::Relaxed), 0, "the same again");
+        let _ = nodes
+            .get(Duration::ZERO, answer(vec![node("a"), node("b")]))
+            .await;
+        assert_eq!(moves.load(Ordering::Relaxed), 1);
+        // A failure in between is no move; the feed says it by its own flag.
+        let down = AdminApiError::Status {
+            code: 503,
+            status: "503 Service Unavailable".into(),
+            message: "down".into(),
+        };
+        let _ = nodes.get(Duration::ZERO, async || Err(down)).await;
+        let _ = nodes
+            .get(Duration::ZERO, answer(vec![node("a"), node("b")]))
+            .await;
+        assert_eq!(moves.load(Ordering::Relaxed), 1);
+        // Expired by a change, the answer is still what the next is told from.
+        nodes.expire();
+        let _ = nodes
+            .get(Duration::from_secs(60), answer(vec![node("a"), node("b")]))
+            .await;
+        assert_eq!(moves.load(Ordering::Relaxed), 1);
     }
 
     #[tokio::test]

@@ -1,0 +1,184 @@
+//! The page's end of the change feed: one `EventSource` per tab, opened once
+//! the page is hydrated. A heartbeat that differs from the last one heard
+//! moves `tick`, which every resource on the page is keyed on; an unchanged
+//! one only moves `heard_at`, which tells the page its data is current.
+//! Nothing here runs on a timer: a still cluster costs a page no request.
+
+use leptos::prelude::*;
+
+/// What pages read to stay current.
+#[derive(Clone, Copy, Debug)]
+pub struct Updates {
+    /// Moves when the data on screen may be out of date.
+    pub tick: ReadSignal<u64>,
+    /// When the server last said the data is current (browser clock, ms).
+    pub heard_at: ReadSignal<Option<f64>>,
+}
+
+impl Updates {
+    /// The tab's feed; on the server, and before anything is heard, nothing
+    /// moves.
+    pub fn current() -> Self {
+        use_context::<Self>().unwrap_or_else(|| {
+            let (tick, _) = signal(0);
+            let (heard_at, _) = signal(None);
+            Self { tick, heard_at }
+        })
+    }
+}
+
+/// Opens the tab's feed (in the browser) and gives it to every page.
+pub fn provide_updates() {
+    let (tick, set_tick) = signal(0u64);
+    let (heard_at, set_heard_at) = signal(None::<f64>);
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| in_browser::follow(set_tick, set_heard_at));
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (set_tick, set_heard_at);
+    provide_context(Updates { tick, heard_at });
+}
+
+#[cfg(feature = "hydrate")]
+mod in_browser {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use leptos::prelude::*;
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+    use web_sys::{EventSource, MessageEvent};
+
+    use crate::heartbeat::{Heartbeat, PATH};
+    use crate::ui_settings::UiSettings;
+
+    struct Feed {
+        source: Option<EventSource>,
+        /// The handlers of `source`, dropped only after it is closed.
+        handlers: Vec<Closure<dyn FnMut(web_sys::Event)>>,
+        last: Option<Heartbeat>,
+        /// How long to wait before opening a stream the server refused.
+        period: std::time::Duration,
+        set_tick: WriteSignal<u64>,
+        set_heard_at: WriteSignal<Option<f64>>,
+    }
+
+    type Shared = Rc<RefCell<Feed>>;
+
+    pub fn follow(set_tick: WriteSignal<u64>, set_heard_at: WriteSignal<Option<f64>>) {
+        let feed: Shared = Rc::new(RefCell::new(Feed {
+            source: None,
+            handlers: Vec::new(),
+            last: None,
+            period: UiSettings::current().refresh_period(),
+            set_tick,
+            set_heard_at,
+        }));
+        if page_is_visible() {
+            open(&feed);
+        }
+        // A hidden tab lets go of its stream: it would keep the console
+        // polling for nobody, and browsers allow few connections per site.
+        let on_visibility = {
+            let feed = feed.clone();
+            Closure::<dyn FnMut()>::new(move || {
+                if page_is_visible() {
+                    if feed.borrow().source.is_none() {
+                        open(&feed);
+                    }
+                } else {
+                    shut(&feed);
+                }
+            })
+        };
+        document().set_onvisibilitychange(Some(on_visibility.as_ref().unchecked_ref()));
+        // Lives as long as the tab.
+        on_visibility.forget();
+    }
+
+    fn page_is_visible() -> bool {
+        document().visibility_state() == web_sys::VisibilityState::Visible
+    }
+
+    fn open(feed: &Shared) {
+        shut(feed);
+        let Ok(source) = EventSource::new(PATH) else {
+            return;
+        };
+        let on_message = {
+            let feed = feed.clone();
+            Closure::<dyn FnMut(web_sys::Event)>::new(move |event: web_sys::Event| {
+                let Some(text) = event
+                    .dyn_ref::<MessageEvent>()
+                    .and_then(|m| m.data().as_string())
+                else {
+                    return;
+                };
+                if let Ok(heartbeat) = serde_json::from_str::<Heartbeat>(&text) {
+                    heard(&feed, heartbeat);
+                }
+            })
+        };
+        let on_error = {
+            let feed = feed.clone();
+            Closure::<dyn FnMut(web_sys::Event)>::new(move |_| lost(&feed))
+        };
+        source.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        let mut f = feed.borrow_mut();
+        f.source = Some(source);
+        f.handlers = vec![on_message, on_error];
+    }
+
+    fn shut(feed: &Shared) {
+        let mut f = feed.borrow_mut();
+        if let Some(source) = f.source.take() {
+            source.close();
+        }
+        f.handlers.clear();
+        f.last = None;
+    }
+
+    fn heard(feed: &Shared, heartbeat: Heartbeat) {
+        let (news, set_tick, set_heard_at) = {
+            let mut f = feed.borrow_mut();
+            let news = f.last != Some(heartbeat);
+            f.last = Some(heartbeat);
+            (news, f.set_tick, f.set_heard_at)
+        };
+        set_heard_at.set(Some(js_sys::Date::now()));
+        // The first heartbeat after (re)connecting is news too: the page
+        // cannot know what it missed.
+        if news {
+            set_tick.update(|t| *t += 1);
+        }
+    }
+
+    /// The stream broke: the console restarted, or the network went. The
+    /// page reads once, so that what failed is shown as stale; the browser
+    /// reconnects by itself unless the server answered something other than
+    /// a stream, and then it is tried again a period later.
+    fn lost(feed: &Shared) {
+        let (was_following, closed, set_tick, period) = {
+            let mut f = feed.borrow_mut();
+            let closed = f
+                .source
+                .as_ref()
+                .is_some_and(|s| s.ready_state() == EventSource::CLOSED);
+            (f.last.take().is_some(), closed, f.set_tick, f.period)
+        };
+        if was_following {
+            set_tick.update(|t| *t += 1);
+        }
+        if closed {
+            let feed = feed.clone();
+            set_timeout(
+                move || {
+                    if page_is_visible() {
+                        open(&feed);
+                    }
+                },
+                period,
+            );
+        }
+    }
+}
