@@ -1,6 +1,7 @@
 //! Everything the console answers: pages, server functions, embedded assets,
 //! health and readiness, and the headers every answer carries.
 
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use app::server::{ConsoleContext, csp};
@@ -13,7 +14,7 @@ use axum::http::{HeaderValue, Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use leptos::prelude::{LeptosOptions, provide_context};
-use leptos_axum::{LeptosRoutes, generate_route_list};
+use leptos_axum::{AxumRouteListing, LeptosRoutes, generate_route_list};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
 use tower_http::limit::RequestBodyLimitLayer;
@@ -55,6 +56,12 @@ impl ConsoleState {
     }
 }
 
+/// The app's routes, listed once per process. Listing them runs the app with
+/// resource loading suppressed for the whole process (leptos issue 4773): a
+/// render that another console in the same process (the tests run dozens)
+/// had in flight at that moment would wait forever.
+static ROUTES: LazyLock<Vec<AxumRouteListing>> = LazyLock::new(|| generate_route_list(App));
+
 /// Must agree with `output-name` in Cargo.toml, or the page asks the browser
 /// for a WASM file that does not exist; cargo-leptos passes the same value.
 /// The page asks for its code under `pkg_dir`, a path naming the build
@@ -83,7 +90,7 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts) -> Router {
         leptos_options: leptos_options(console.ui.pkg_dir()),
         console,
     };
-    let routes = generate_route_list(App);
+    let routes = ROUTES.clone();
     let for_context = state.clone();
     let with_context = move || for_context.provide();
     let options = state.leptos_options.clone();
