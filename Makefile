@@ -7,7 +7,7 @@ SHELL := /bin/bash
 RUN := ./scripts/with-toolchain.sh
 BIN := target/dist/llmgw-console
 
-.PHONY: demo dev test setup build lint fmt unit e2e bench clean
+.PHONY: demo dev test setup build lint fmt unit sizes e2e bench clean
 
 ## demo: build everything and run the console on the built-in demo cluster
 demo: build
@@ -18,8 +18,8 @@ demo: build
 dev: setup
 	LLMGW_CONSOLE_DEMO=true $(RUN) bash -c 'cargo leptos watch $(LIB_ARGS)'
 
-## test: formatting, lints for both halves, every test, and the end-to-end suite
-test: setup lint build unit e2e
+## test: formatting, lints for both halves, every test, the sizes, and the end-to-end suite
+test: setup lint build unit sizes e2e
 
 setup:
 	./scripts/bootstrap.sh
@@ -52,6 +52,11 @@ fmt: setup
 ## unit: unit and integration tests (release profile, sharing the build's artifacts)
 unit: build
 	$(RUN) cargo test --release --workspace --features ssr
+
+## sizes: fails when the binary, the WASM or a first load grew past what the
+## tests hold them to (scripts/bench.mjs, HELD)
+sizes: build
+	node scripts/bench.mjs sizes --check
 
 ## e2e: Playwright against the release binary in headless Chromium
 e2e: build

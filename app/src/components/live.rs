@@ -3,6 +3,7 @@
 //! read fails the last good data stays on screen, marked stale, with the
 //! error.
 
+use leptos::either::EitherOf3;
 use leptos::prelude::*;
 use serde::{Serialize, de::DeserializeOwned};
 
@@ -129,10 +130,10 @@ where
                         match resource.await {
                             Ok(data) => {
                                 last_good.set_value(Some(data.clone()));
-                                render(data).into_any()
+                                EitherOf3::A(render(data))
                             }
                             Err(error) => match last_good.get_value() {
-                                Some(data) => view! {
+                                Some(data) => EitherOf3::B(view! {
                                     <div class="stale-banner">
                                         <ErrorPanel error />
                                         <p class="stale-note">
@@ -140,9 +141,8 @@ where
                                         </p>
                                     </div>
                                     <div class="stale-data">{render(data)}</div>
-                                }
-                                    .into_any(),
-                                None => view! { <ErrorPanel error /> }.into_any(),
+                                }),
+                                None => EitherOf3::C(view! { <ErrorPanel error /> }),
                             },
                         }
                     })

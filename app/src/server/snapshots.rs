@@ -27,6 +27,9 @@ type Answer<T> = Result<Arc<T>, AdminApiError>;
 /// Explanations asked for at once, at most.
 const EXPLAIN_CONCURRENCY: usize = 8;
 
+/// How long the index of rejections by node is shared.
+pub const REJECTION_INDEX_AGE: Duration = Duration::from_secs(30);
+
 /// An answer and when it came; `expired` once a change may have made it
 /// wrong, kept all the same to tell whether the next one moved.
 struct Kept<T> {
@@ -111,6 +114,12 @@ impl<T> Snapshot<T> {
             answer: answer.clone(),
         });
         answer
+    }
+
+    /// The last answer, however old.
+    fn last_answer(&self) -> Option<Answer<T>> {
+        let last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        last.as_ref().map(|kept| kept.answer.clone())
     }
 
     fn expire(&self) {
@@ -278,11 +287,26 @@ impl Snapshots {
             .await
     }
 
-    /// Every catalog model's rejections by the node they name, built once
-    /// per period from the shared explanations.
+    /// Every catalog model's rejections by the node they name, built from
+    /// the shared explanations at most once per `REJECTION_INDEX_AGE` (or
+    /// period, if longer), and at once after a change made through the
+    /// console. Building it asks for every catalog model's explanation (a
+    /// thousand at 5,000 nodes): once per period on a busy cluster would
+    /// make node pages the admin API's heaviest load. An index some
+    /// explanations are missing from is kept one period only, so that it
+    /// mends as soon as they answer.
     pub async fn rejections(&self) -> Answer<RejectionIndex> {
+        let complete = self
+            .rejections
+            .last_answer()
+            .is_some_and(|index| index.is_ok_and(|i| i.unexplained().is_empty()));
+        let max_age = if complete {
+            self.period.max(REJECTION_INDEX_AGE)
+        } else {
+            self.period
+        };
         self.rejections
-            .get(self.period, async || {
+            .get(max_age, async || {
                 let models = self.models().await?;
                 let names = models.iter().map(|m| m.name.clone()).collect();
                 Ok(RejectionIndex::build(self.explains(names).await))
