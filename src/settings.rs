@@ -46,7 +46,7 @@ pub struct Cli {
           default_missing_value = "true", value_parser = BoolishValueParser::new())]
     pub demo: Option<bool>,
 
-    /// Seconds between refreshes of the data on screen, 0.1 to 3600 [default: 5]
+    /// Seconds between polls of the admin API while a page is open (and how long an answer is shared), 0.1 to 3600 [default: 5]
     #[arg(long, env = "LLMGW_CONSOLE_REFRESH_SECONDS", value_name = "SECONDS",
           value_parser = parse_refresh)]
     pub refresh_seconds: Option<f64>,

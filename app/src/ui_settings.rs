@@ -12,7 +12,8 @@ pub const META_NAME: &str = "llmgw-console-ui";
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UiSettings {
-    /// Milliseconds between refreshes of the data on screen.
+    /// Milliseconds between polls of the admin API; a page whose change stream
+    /// was refused waits this long before it tries again.
     pub refresh_millis: u64,
     /// Whether changes are refused (the page hides their buttons too).
     pub read_only: bool,

@@ -131,13 +131,48 @@ async fn the_drain_preview_reads_two_lists_and_no_explanation() {
         drain_preview(&node, &lists.models, &lists.replicas)
     );
     assert!(!preview.replicas.is_empty(), "{preview:?}");
-    let explains: u64 = app
-        .simulator
+    assert_eq!(
+        explain_calls(&app),
+        0,
+        "a preview of a drain asks for no explanation"
+    );
+}
+
+fn explain_calls(app: &TestApp) -> u64 {
+    app.simulator
         .calls()
         .counts()
         .iter()
         .filter(|(path, _)| path.contains("explain"))
         .map(|(_, n)| n)
-        .sum();
-    assert_eq!(explains, 0, "a preview of a drain asks for no explanation");
+        .sum()
+}
+
+#[tokio::test]
+async fn node_pages_share_one_rejection_index_for_longer_than_a_period() {
+    let app = TestApp::spawn().await;
+    let lists = app.lists();
+    let node = &lists.nodes[0].id;
+    let _ = app.parsed(&app::urls::node(node)).await;
+    let built = explain_calls(&app);
+    assert_eq!(
+        built,
+        lists.models.len() as u64,
+        "one explanation per catalog model"
+    );
+    // Two periods later (the lists are a period old by then), another node
+    // page reads the same index: building it asks for every explanation.
+    tokio::time::sleep(std::time::Duration::from_millis(2200)).await;
+    let _ = app.parsed(&app::urls::node(&lists.nodes[1].id)).await;
+    assert_eq!(explain_calls(&app), built, "the index is shared still");
+    // A change made through the console builds it again at once.
+    let answer = app
+        .server_fn(
+            "set_node_state",
+            &[("node", node), ("state", "cordoned"), ("confirm", "yes")],
+        )
+        .await;
+    assert_eq!(answer.status(), 200);
+    let _ = app.parsed(&app::urls::node(node)).await;
+    assert_eq!(explain_calls(&app), 2 * built, "built again after a change");
 }
