@@ -346,6 +346,15 @@ impl ScriptedUpstream {
         self.seen.lock().expect("lock").clone()
     }
 
+    /// How many times each path was asked for.
+    pub fn calls_by_path(&self) -> std::collections::BTreeMap<String, usize> {
+        let mut counts = std::collections::BTreeMap::new();
+        for r in self.requests() {
+            *counts.entry(r.uri.path().to_string()).or_default() += 1;
+        }
+        counts
+    }
+
     pub fn last_header(&self, name: &str) -> Option<String> {
         self.requests()
             .last()

@@ -2,21 +2,11 @@
 //! admin API is asked for each list at most once per refresh period, and
 //! not at all while nobody looks.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use futures_util::future::join_all;
 
 use crate::helpers::{ScriptedUpstream, http, spawn_console};
-
-/// How many times the upstream was asked for each path.
-fn calls(upstream: &ScriptedUpstream) -> BTreeMap<String, usize> {
-    let mut counts = BTreeMap::new();
-    for r in upstream.requests() {
-        *counts.entry(r.uri.path().to_string()).or_default() += 1;
-    }
-    counts
-}
 
 async fn viewers(console: &str, path: &str, n: usize) {
     let client = http();
@@ -43,16 +33,16 @@ async fn a_hundred_viewers_cost_one_call_per_list_per_period() {
         "/api/v1/replicas",
         "/api/v1/weights/orphans",
     ];
-    let first = calls(&upstream);
+    let first = upstream.calls_by_path();
     for list in lists {
         assert_eq!(first.get(list), Some(&1), "{list}: {first:?}");
     }
     // Nobody looks for two periods: nothing is asked.
     tokio::time::sleep(Duration::from_millis(2200)).await;
-    assert_eq!(calls(&upstream), first, "no viewer, no call");
+    assert_eq!(upstream.calls_by_path(), first, "no viewer, no call");
     // The next period's hundred viewers: one more call per list.
     viewers(&console, "/", 100).await;
-    let second = calls(&upstream);
+    let second = upstream.calls_by_path();
     for list in lists {
         assert_eq!(second.get(list), Some(&2), "{list}: {second:?}");
     }

@@ -2,7 +2,6 @@
 //! move, by one poll a period shared by every listener, and the admin API
 //! is asked nothing while nobody listens.
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use app::admin_api::types::NodeState;
@@ -63,14 +62,6 @@ impl Listener {
             self.buffer.push_str(&String::from_utf8_lossy(&chunk));
         }
     }
-}
-
-fn calls(upstream: &ScriptedUpstream) -> BTreeMap<String, usize> {
-    let mut counts = BTreeMap::new();
-    for r in upstream.requests() {
-        *counts.entry(r.uri.path().to_string()).or_default() += 1;
-    }
-    counts
 }
 
 #[tokio::test]
@@ -171,7 +162,7 @@ async fn a_hundred_listeners_cost_one_call_per_list_per_period_and_none_when_gon
     tokio::time::sleep(Duration::from_millis(3000)).await;
     // Periods of one second: the first poll, and one per period since.
     let periods = started.elapsed().as_secs() as usize + 1;
-    let counts = calls(&upstream);
+    let counts = upstream.calls_by_path();
     for list in [
         "/api/v1/nodes",
         "/api/v1/models",
@@ -187,9 +178,13 @@ async fn a_hundred_listeners_cost_one_call_per_list_per_period_and_none_when_gon
     drop(feeds);
     // The poller sees the last listener gone at its next heartbeat.
     tokio::time::sleep(Duration::from_millis(2500)).await;
-    let after = calls(&upstream);
+    let after = upstream.calls_by_path();
     tokio::time::sleep(Duration::from_millis(2500)).await;
-    assert_eq!(calls(&upstream), after, "nobody listens, nothing is asked");
+    assert_eq!(
+        upstream.calls_by_path(),
+        after,
+        "nobody listens, nothing is asked"
+    );
 }
 
 #[tokio::test]
