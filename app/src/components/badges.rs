@@ -1,5 +1,4 @@
-//! The small marks every list shares: a model's status, a node's state, and
-//! the line an unhealthy GPU gets under its node.
+//! The small marks every list shares: a model's status and a node's state.
 
 use leptos::prelude::*;
 
@@ -18,18 +17,4 @@ pub fn StatusBadge(status: ModelStatus) -> impl IntoView {
 pub fn StateBadge(state: NodeState) -> impl IntoView {
     let class = format!("state state-{}", state.as_str().replace(' ', "-"));
     view! { <span class=class>{format::or_dash(state.as_str())}</span> }
-}
-
-#[component]
-pub fn UnhealthyRow(line: String, colspan: u32) -> impl IntoView {
-    view! {
-        <tr class="unhealthy">
-            <td colspan=colspan>
-                <span class="badge warn">"unhealthy GPU"</span>
-                " "
-                {line}
-                " — kept out of placement, which is usually why a node that looks idle gets no work."
-            </td>
-        </tr>
-    }
 }

@@ -2,7 +2,9 @@
 
 pub mod action_refusal;
 pub mod badges;
+pub mod columns;
 pub mod copy_button;
+pub mod data_table;
 pub mod dialog;
 pub mod error_panel;
 pub mod fix_hints;
@@ -12,13 +14,16 @@ pub mod nodes_table;
 pub mod not_found;
 pub mod receipt;
 pub mod shortcuts;
+pub mod sort_key;
 pub mod tab_pulse;
 pub mod table;
 pub mod updates;
 
 pub use action_refusal::ActionRefusal;
-pub use badges::{StateBadge, StatusBadge, UnhealthyRow};
+pub use badges::{StateBadge, StatusBadge};
+pub use columns::{Column, RowNote, TableRow};
 pub use copy_button::{CopyButton, CopyLinkButton};
+pub use data_table::{DataTable, PagedTable, RowSignals};
 pub use dialog::{ConfirmDialog, CtlCommand};
 pub use error_panel::ErrorPanel;
 pub use fix_hints::{FixHints, OutlookBanner};
@@ -28,9 +33,10 @@ pub use nodes_table::NodesTable;
 pub use not_found::NotFound;
 pub use receipt::ReceiptBanner;
 pub use shortcuts::Shortcuts;
+pub use sort_key::SortKey;
 pub use tab_pulse::TabPulse;
 pub use table::{
-    FilterBar, FilteredTable, SortHeader, SortKey, TablePage, TableQuery, TableRow,
-    tracked_table_query, use_table_query,
+    FilterBar, FilteredTable, SortHeader, TablePage, TableQuery, tracked_table_query,
+    use_table_query,
 };
 pub use updates::{Updates, provide_updates};

@@ -3,42 +3,76 @@
 
 use leptos::prelude::*;
 
-use super::table::{TablePage, TableRow};
+use super::columns::columns_text;
 use super::{
-    FilteredTable, NodeActions, SortHeader, SortKey, StateBadge, TableQuery, UnhealthyRow,
+    Column, NodeActions, PagedTable, RowNote, RowSignals, SortKey, StateBadge, TablePage,
+    TableQuery, TableRow,
 };
 use crate::admin_api::types::NodeView;
 use crate::{format, urls};
 
 impl TableRow for NodeView {
-    fn text(&self) -> String {
-        format!(
-            "{} {} {} {} {}",
-            self.id,
-            self.state,
-            self.classes.join(" "),
-            self.fabrics.join(" "),
-            self.unhealthy.join(" ")
-        )
+    const KEY_ATTR: &'static str = "data-node";
+    const COLUMNS: &'static [Column<Self>] = &[
+        Column::<Self>::new("node", "Node", |n| {
+            view! { <a href=urls::node(&n.id)>{n.id.clone()}</a> }.into_any()
+        })
+        .class("id")
+        .sort(|n| SortKey::Text(n.id.clone()))
+        .text(|n| n.id.clone()),
+        Column::<Self>::new("state", "State", |n| {
+            view! { <StateBadge state=n.state.clone() /> }.into_any()
+        })
+        .sort(|n| SortKey::Text(n.state.to_string()))
+        .text(|n| n.state.to_string()),
+        Column::<Self>::new("gpus", "GPUs", |n| format::gpus(n).into_any())
+            .title("free of total")
+            .class("num")
+            .sort(|n| SortKey::Num(n.gpu_free)),
+        Column::<Self>::new("memory", "Memory", |n| {
+            format::memory(n.memory_gb).into_any()
+        })
+        .class("num")
+        .sort(|n| known(n.memory_gb > 0, n.memory_gb)),
+        Column::<Self>::new("disk", "Disk", |n| {
+            format::disk(n.disk_free_gb, n.disk_total_gb).into_any()
+        })
+        .title("free / total in the model directories")
+        .class("num")
+        .sort(|n| known(n.disk_total_gb > 0, n.disk_free_gb)),
+        Column::<Self>::new("classes", "Classes", |n| {
+            format::list_or_dash(&n.classes).into_any()
+        })
+        .sort(|n| SortKey::Text(n.classes.join(",")))
+        .text(|n| n.classes.join(" ")),
+        Column::<Self>::new("fabrics", "Fabrics", |n| {
+            format::list_or_dash(&n.fabrics).into_any()
+        })
+        .sort(|n| SortKey::Text(n.fabrics.join(",")))
+        .text(|n| n.fabrics.join(" ")),
+        Column::<Self>::new("replicas", "Replicas", |n| n.replicas.into_any())
+            .class("num")
+            .sort(|n| SortKey::Num(n.replicas)),
+        Column::<Self>::new("seen", "Last seen", |n| {
+            format::or_dash(&n.last_seen_ago).into_any()
+        })
+        .class("num")
+        .sort(|n| format::parse_duration(&n.last_seen_ago).map_or(SortKey::Unknown, SortKey::Num)),
+        Column::<Self>::new("actions", "Actions", |n| {
+            view! { <NodeActions node=n.clone() /> }.into_any()
+        })
+        .class("actions")
+        .label_hidden(),
+    ];
+
+    fn key(&self) -> String {
+        self.id.clone()
     }
 
-    fn sort_key(&self, column: &str) -> SortKey {
-        let n = self;
-        match column {
-            "state" => SortKey::Text(n.state.to_string()),
-            "gpus" => SortKey::Num(n.gpu_free),
-            "memory" if n.memory_gb > 0 => SortKey::Num(n.memory_gb),
-            "disk" if n.disk_total_gb > 0 => SortKey::Num(n.disk_free_gb),
-            "memory" | "disk" => SortKey::Unknown,
-            "replicas" => SortKey::Num(n.replicas),
-            "classes" => SortKey::Text(n.classes.join(",")),
-            "fabrics" => SortKey::Text(n.fabrics.join(",")),
-            "seen" => {
-                format::parse_duration(&n.last_seen_ago).map_or(SortKey::Unknown, SortKey::Num)
-            }
-            "unhealthy" => SortKey::Num(-(n.unhealthy.len() as i64)),
-            _ => SortKey::Text(n.id.clone()),
-        }
+    /// The unhealthy GPUs are found by the filter too, though they show
+    /// under the row.
+    fn text(&self) -> String {
+        format!("{} {}", columns_text(self), self.unhealthy.join(" "))
     }
 
     /// `?state=` and `?unhealthy=1` narrow the list the way the overview's
@@ -50,72 +84,52 @@ impl TableRow for NodeView {
             _ => true,
         }
     }
+
+    fn mark(&self) -> Option<&'static str> {
+        (!self.unhealthy.is_empty()).then_some("has-unhealthy")
+    }
+
+    fn notes(&self) -> Vec<RowNote> {
+        self.unhealthy
+            .iter()
+            .map(|line| RowNote {
+                class: "unhealthy",
+                tone: "warn",
+                badge: "unhealthy GPU",
+                text: format!(
+                    "{line} — kept out of placement, which is usually why a node that looks idle gets no work."
+                ),
+            })
+            .collect()
+    }
+}
+
+/// A figure that sorts as a number when it is known, after every known one
+/// when it is not.
+fn known(is_known: bool, n: i64) -> SortKey {
+    if is_known {
+        SortKey::Num(n)
+    } else {
+        SortKey::Unknown
+    }
 }
 
 /// One page of the nodes, as the server cut it for the URL's view.
 #[component]
-pub fn NodesTable(page: TablePage<NodeView>, query: Memo<TableQuery>) -> impl IntoView {
-    if page.total == 0 {
-        return view! {
-            <p class="empty">"No nodes have registered with the control plane."</p>
-        }
-        .into_any();
-    }
-    let paging = page.paging();
-    let TablePage {
-        rows, shown, total, ..
-    } = page;
+pub fn NodesTable(
+    page: TablePage<NodeView>,
+    query: Memo<TableQuery>,
+    signals: RowSignals<NodeView>,
+) -> impl IntoView {
     view! {
-        <FilteredTable query shown total noun="nodes" one="node" paging>
-            <table class="data nodes">
-                <thead>
-                    <tr>
-                        <SortHeader query column="node" label="Node" />
-                        <SortHeader query column="state" label="State" />
-                        <SortHeader query column="gpus" label="GPUs" title="free of total" />
-                        <SortHeader query column="memory" label="Memory" />
-                        <SortHeader query column="disk" label="Disk" title="free / total in the model directories" />
-                        <SortHeader query column="classes" label="Classes" />
-                        <SortHeader query column="fabrics" label="Fabrics" />
-                        <SortHeader query column="replicas" label="Replicas" />
-                        <SortHeader query column="seen" label="Last seen" />
-                        <th scope="col"><span class="visually-hidden">"Actions"</span></th>
-                    </tr>
-                </thead>
-                <tbody>
-                    {rows.into_iter().map(|n| view! { <NodeRow node=n /> }).collect_view()}
-                </tbody>
-            </table>
-        </FilteredTable>
-    }
-    .into_any()
-}
-
-#[component]
-fn NodeRow(node: NodeView) -> impl IntoView {
-    let unhealthy = node.unhealthy.clone();
-    view! {
-        <tr data-node=node.id.clone() class:has-unhealthy=!unhealthy.is_empty()>
-            <th scope="row" class="id">
-                <a href=urls::node(&node.id)>{node.id.clone()}</a>
-            </th>
-            <td>
-                <StateBadge state=node.state.clone() />
-            </td>
-            <td class="num">{format::gpus(&node)}</td>
-            <td class="num">{format::memory(node.memory_gb)}</td>
-            <td class="num">{format::disk(node.disk_free_gb, node.disk_total_gb)}</td>
-            <td>{format::list_or_dash(&node.classes)}</td>
-            <td>{format::list_or_dash(&node.fabrics)}</td>
-            <td class="num">{node.replicas}</td>
-            <td class="num">{format::or_dash(&node.last_seen_ago)}</td>
-            <td class="actions">
-                <NodeActions node=node.clone() />
-            </td>
-        </tr>
-        {unhealthy
-            .into_iter()
-            .map(|line| view! { <UnhealthyRow line colspan=10 /> })
-            .collect_view()}
+        <PagedTable
+            page
+            signals
+            query
+            class="data nodes"
+            noun="nodes"
+            one="node"
+            empty="No nodes have registered with the control plane."
+        />
     }
 }

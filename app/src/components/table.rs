@@ -8,13 +8,14 @@
 //! one [`TablePage`], so that neither the HTML, nor each refresh, nor the
 //! browser's work grows past [`PAGE_ROWS`] rows.
 
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Reverse;
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use leptos_router::params::ParamsMap;
 use serde::{Deserialize, Serialize};
 
+use super::columns::TableRow;
 use crate::urls::{self, decode_component, encode_query};
 
 /// Rows on one page of a table cut on the server. A screen shows a few
@@ -154,11 +155,11 @@ impl TableQuery {
     /// The rows that pass the filter, in the order the URL says. Each row's
     /// text and sort key is worked out once, and not at all when there is no
     /// filter or no sort.
-    fn select<'a, T>(
+    fn select<'a, T, K: Ord>(
         &self,
         rows: impl Iterator<Item = &'a T>,
         text: impl Fn(&T) -> String,
-        key: impl Fn(&T, &str) -> SortKey,
+        key: impl Fn(&T, &str) -> K,
     ) -> Vec<&'a T> {
         let words = self.words();
         let mut rows: Vec<&T> = if words.is_empty() {
@@ -177,14 +178,10 @@ impl TableQuery {
         rows
     }
 
-    /// Filters and sorts `rows`, the way the URL says.
-    pub fn apply<T: Clone>(
-        &self,
-        rows: Vec<T>,
-        text: impl Fn(&T) -> String,
-        key: impl Fn(&T, &str) -> SortKey,
-    ) -> Vec<T> {
-        self.select(rows.iter(), text, key)
+    /// Filters and sorts `rows`, the way the URL says, all on one page (for
+    /// the short lists of one node or one model).
+    pub fn apply<T: TableRow>(&self, rows: Vec<T>) -> Vec<T> {
+        self.select(rows.iter(), T::text, T::sort_key)
             .into_iter()
             .cloned()
             .collect()
@@ -220,18 +217,6 @@ fn has_every(words: &[String], haystack: &str) -> bool {
     words.iter().all(|word| haystack.contains(word.as_str()))
 }
 
-/// What a table cut on the server needs to know of its rows.
-pub trait TableRow {
-    /// The words the filter looks for.
-    fn text(&self) -> String;
-    fn sort_key(&self, column: &str) -> SortKey;
-    /// Whether the row passes a facet of the URL (`?state=ready`); a
-    /// parameter the table does not know passes every row.
-    fn passes(&self, _facet: &str, _value: &str) -> bool {
-        true
-    }
-}
-
 /// One page of a table, cut on the server.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TablePage<T> {
@@ -256,77 +241,6 @@ impl<T> TablePage<T> {
     }
 }
 
-/// What a column sorts by. Numbers sort as numbers, and an unknown value
-/// (a dash on screen) sorts after every known one.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SortKey {
-    Num(i64),
-    Text(String),
-    Unknown,
-}
-
-impl PartialOrd for SortKey {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for SortKey {
-    fn cmp(&self, other: &Self) -> Ordering {
-        use SortKey::*;
-        match (self, other) {
-            (Num(a), Num(b)) => a.cmp(b),
-            (Text(a), Text(b)) => natural(a, b),
-            (Unknown, Unknown) => Ordering::Equal,
-            (Unknown, _) => Ordering::Greater,
-            (_, Unknown) => Ordering::Less,
-            (Num(_), Text(_)) => Ordering::Less,
-            (Text(_), Num(_)) => Ordering::Greater,
-        }
-    }
-}
-
-/// Case-insensitive order in which "gpu-2" comes before "gpu-10". Runs of
-/// digits compare as numbers, other runs as lower-case text; it allocates
-/// nothing, since a sort calls it thousands of times.
-fn natural(a: &str, b: &str) -> Ordering {
-    let (mut ca, mut cb) = (runs(a), runs(b));
-    loop {
-        let order = match (ca.next(), cb.next()) {
-            (None, None) => return a.cmp(b),
-            (None, Some(_)) => return Ordering::Less,
-            (Some(_), None) => return Ordering::Greater,
-            (Some((true, x)), Some((true, y))) => {
-                let (x, y) = (x.trim_start_matches('0'), y.trim_start_matches('0'));
-                x.len().cmp(&y.len()).then_with(|| x.cmp(y))
-            }
-            (Some((_, x)), Some((_, y))) => lower(x).cmp(lower(y)),
-        };
-        if order != Ordering::Equal {
-            return order;
-        }
-    }
-}
-
-fn lower(s: &str) -> impl Iterator<Item = char> + '_ {
-    s.chars().flat_map(char::to_lowercase)
-}
-
-/// `s` as alternating runs of ASCII digits and of anything else.
-fn runs(s: &str) -> impl Iterator<Item = (bool, &str)> {
-    let mut rest = s;
-    std::iter::from_fn(move || {
-        let first = rest.chars().next()?;
-        let digit = first.is_ascii_digit();
-        let end = rest
-            .find(|c: char| c.is_ascii_digit() != digit)
-            .unwrap_or(rest.len());
-        let (run, tail) = rest.split_at(end);
-        rest = tail;
-        Some((digit, run))
-    })
-}
-
 /// The current URL's table settings, reactively.
 pub fn use_table_query() -> Memo<TableQuery> {
     let params = use_query_map();
@@ -336,9 +250,9 @@ pub fn use_table_query() -> Memo<TableQuery> {
 /// The URL's table settings, for rows rendered from `Live`'s data: read
 /// here, the read is tracked by `Live`, which renders the rows again when a
 /// sort or filter changes by client-side navigation. Rendered again, not
-/// anew: a refresh or a sort updates the table's DOM in place, so a row
-/// whose text did not change keeps its nodes (and the text selected in it).
-/// Wrapping the rows in a closure instead would rebuild every row.
+/// anew: the table's rows are keyed (see `data_table`), so a row that stays
+/// keeps its nodes (and the text selected in it). Wrapping the rows in a
+/// closure instead would rebuild every row.
 pub fn tracked_table_query() -> Memo<TableQuery> {
     let query = use_table_query();
     query.track();
@@ -351,7 +265,7 @@ pub fn SortHeader(
     query: Memo<TableQuery>,
     column: &'static str,
     label: &'static str,
-    #[prop(optional)] title: Option<&'static str>,
+    #[prop(optional_no_strip)] title: Option<&'static str>,
 ) -> impl IntoView {
     let arrow = move || {
         query.with(|q| match q.aria_sort(column) {
@@ -481,6 +395,8 @@ pub fn FilteredTable(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::components::columns::Column;
+    use crate::components::sort_key::SortKey;
 
     #[test]
     fn words_must_all_appear() {
@@ -506,41 +422,22 @@ mod tests {
         assert_eq!(q.sort_href("node"), "?state=ready&q=a%20b&sort=node");
     }
 
-    #[test]
-    fn numbers_sort_as_numbers_and_unknowns_last() {
-        let mut keys = vec![
-            SortKey::Unknown,
-            SortKey::Num(10),
-            SortKey::Num(9),
-            SortKey::Text("gpu-10".into()),
-            SortKey::Text("gpu-9".into()),
-        ];
-        keys.sort();
-        assert_eq!(
-            keys,
-            vec![
-                SortKey::Num(9),
-                SortKey::Num(10),
-                SortKey::Text("gpu-9".into()),
-                SortKey::Text("gpu-10".into()),
-                SortKey::Unknown
-            ]
-        );
-    }
-
     #[derive(Clone, Debug, PartialEq)]
     struct Row(String, i64);
 
     impl TableRow for Row {
-        fn text(&self) -> String {
+        const KEY_ATTR: &'static str = "data-row";
+        const COLUMNS: &'static [Column<Self>] = &[
+            Column::<Self>::new("name", "Name", |r| r.0.clone().into_any())
+                .sort(|r| SortKey::Text(r.0.clone()))
+                .text(|r| r.0.clone()),
+            Column::<Self>::new("n", "N", |r| r.1.into_any()).sort(|r| SortKey::Num(r.1)),
+        ];
+
+        fn key(&self) -> String {
             self.0.clone()
         }
-        fn sort_key(&self, column: &str) -> SortKey {
-            match column {
-                "n" => SortKey::Num(self.1),
-                _ => SortKey::Text(self.0.clone()),
-            }
-        }
+
         fn passes(&self, facet: &str, value: &str) -> bool {
             facet != "odd" || (self.1 % 2 == 1) == (value == "1")
         }
@@ -599,16 +496,6 @@ mod tests {
             q.filter_form_fields()
                 .iter()
                 .all(|(k, _)| k != "page" && k != "q")
-        );
-    }
-
-    #[test]
-    fn natural_order_compares_runs_without_case() {
-        let mut names = vec!["gpu-10", "GPU-9", "gpu-9b", "gpu-09", "a", "gpu-"];
-        names.sort_by(|a, b| natural(a, b));
-        assert_eq!(
-            names,
-            vec!["a", "gpu-", "GPU-9", "gpu-09", "gpu-9b", "gpu-10"]
         );
     }
 }

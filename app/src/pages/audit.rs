@@ -5,13 +5,16 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::components::{Live, refresh_ticker};
+use crate::components::{
+    Column, DataTable, Live, RowSignals, TableRow, refresh_ticker, use_table_query,
+};
 use crate::server_fns::audit::{AuditRecord, Outcome, recent_audit};
 
 #[component]
 pub fn AuditPage() -> impl IntoView {
     let refresh = refresh_ticker();
     let records = Resource::new(move || refresh.get(), |_| recent_audit());
+    let signals = RowSignals::new();
     view! {
         <Title text="Audit" />
         <h1>"Audit"</h1>
@@ -19,7 +22,7 @@ pub fn AuditPage() -> impl IntoView {
             "Every attempt at a change through this console since it started, refused ones "
             "included. The full record is in the console's log (and its audit log file)."
         </p>
-        <Live resource=records render=render_records />
+        <Live resource=records render=move |records| render_records(records, signals.clone()) />
     }
 }
 
@@ -46,44 +49,56 @@ fn target_text(record: &AuditRecord) -> String {
         .join(" ")
 }
 
-fn render_records(records: Vec<AuditRecord>) -> impl IntoView {
+impl TableRow for AuditRecord {
+    const KEY_ATTR: &'static str = "data-attempt";
+    const COLUMNS: &'static [Column<Self>] = &[
+        Column::<Self>::new("time", "Time (UTC)", |r| {
+            r.time.replace('T', " ").replace('Z', "").into_any()
+        })
+        .class("time"),
+        Column::<Self>::new("who", "Who", |r| r.actor.clone().into_any()),
+        Column::<Self>::new("from", "From", |r| {
+            r.peer.clone().unwrap_or_else(|| "-".into()).into_any()
+        }),
+        Column::<Self>::new("action", "Action", |r| {
+            view! { <code>{r.action.clone()}</code> }.into_any()
+        }),
+        Column::<Self>::new("target", "Target", |r| target_text(r).into_any()),
+        Column::<Self>::new("outcome", "Outcome", |r| {
+            outcome_label(r.outcome).into_any()
+        }),
+        Column::<Self>::new("reason", "Reason", |r| {
+            r.reason.clone().unwrap_or_else(|| "-".into()).into_any()
+        }),
+    ];
+    const ROW_HEADER: Option<usize> = Some(1);
+
+    /// Attempts have no id; the same one is the same time, actor, action
+    /// and target.
+    fn key(&self) -> String {
+        format!(
+            "{} {} {} {}",
+            self.time,
+            self.actor,
+            self.action,
+            target_text(self)
+        )
+    }
+
+    fn mark(&self) -> Option<&'static str> {
+        Some(match self.outcome {
+            Outcome::Done => "outcome-done",
+            Outcome::Refused => "outcome-refused",
+            Outcome::Failed => "outcome-failed",
+        })
+    }
+}
+
+fn render_records(records: Vec<AuditRecord>, signals: RowSignals<AuditRecord>) -> impl IntoView {
     if records.is_empty() {
         return view! { <p class="empty">"No change has been attempted through this console since it started."</p> }
             .into_any();
     }
-    view! {
-        <table class="data audit">
-            <thead>
-                <tr>
-                    <th scope="col">"Time (UTC)"</th>
-                    <th scope="col">"Who"</th>
-                    <th scope="col">"From"</th>
-                    <th scope="col">"Action"</th>
-                    <th scope="col">"Target"</th>
-                    <th scope="col">"Outcome"</th>
-                    <th scope="col">"Reason"</th>
-                </tr>
-            </thead>
-            <tbody>
-                {records
-                    .into_iter()
-                    .map(|r| {
-                        let target = target_text(&r);
-                        view! {
-                            <tr class=format!("outcome-{}", outcome_label(r.outcome))>
-                                <td class="time">{r.time.replace('T', " ").replace('Z', "")}</td>
-                                <th scope="row">{r.actor}</th>
-                                <td>{r.peer.unwrap_or_else(|| "-".into())}</td>
-                                <td><code>{r.action}</code></td>
-                                <td>{target}</td>
-                                <td>{outcome_label(r.outcome)}</td>
-                                <td>{r.reason.unwrap_or_else(|| "-".into())}</td>
-                            </tr>
-                        }
-                    })
-                    .collect_view()}
-            </tbody>
-        </table>
-    }
-    .into_any()
+    let query = use_table_query();
+    view! { <DataTable rows=records signals query class="data audit" /> }.into_any()
 }

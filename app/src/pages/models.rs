@@ -6,7 +6,7 @@ use leptos_meta::Title;
 
 use crate::admin_api::types::ModelView;
 use crate::components::{
-    FilteredTable, Live, SortHeader, SortKey, StatusBadge, TablePage, TableQuery, TableRow,
+    Column, Live, PagedTable, RowSignals, SortKey, StatusBadge, TablePage, TableQuery, TableRow,
     refresh_ticker, tracked_table_query, use_table_query,
 };
 use crate::format::{self, ModelStatus};
@@ -21,42 +21,72 @@ pub fn ModelsPage() -> impl IntoView {
         move || (refresh.get(), query.with(TableQuery::to_query)),
         |(_, q)| list_models(q),
     );
+    let signals = RowSignals::new();
+    let render = move |page: TablePage<ModelView>| {
+        let query = tracked_table_query();
+        view! {
+            <PagedTable
+                page
+                signals=signals.clone()
+                query
+                class="data models"
+                noun="models"
+                one="model"
+                empty="The catalog is empty: no model has been added."
+            />
+        }
+    };
     view! {
         <Title text="Models" />
         <h1>"Models"</h1>
-        <Live resource=models render=render_models />
+        <Live resource=models render />
     }
-}
-
-fn render_models(page: TablePage<ModelView>) -> impl IntoView {
-    let query = tracked_table_query();
-    view! { <ModelsTable page query /> }
 }
 
 impl TableRow for ModelView {
-    fn text(&self) -> String {
-        let m = self;
-        format!(
-            "{} {} {} {} {}",
-            m.name,
-            ModelStatus::of(m).label(),
-            m.aliases.join(" "),
-            m.profiles.join(" "),
-            m.fallbacks.join(" ")
-        )
-    }
+    const KEY_ATTR: &'static str = "data-model";
+    const COLUMNS: &'static [Column<Self>] = &[
+        Column::<Self>::new("model", "Model", |m| {
+            view! { <a href=urls::placement(&m.name)>{m.name.clone()}</a> }.into_any()
+        })
+        .class("id")
+        .sort(|m| SortKey::Text(m.name.clone()))
+        .text(|m| m.name.clone()),
+        Column::<Self>::new("serving", "Serving", |m| {
+            (if format::is_serving(m) { "yes" } else { "no" }).into_any()
+        })
+        .sort(|m| SortKey::Num(-(i64::from(format::is_serving(m))))),
+        Column::<Self>::new("replicas", "Replicas", |m| {
+            view! {
+                <a href=urls::replicas_of(&m.name)>{format!("{}/{}", m.ready, m.min)}</a>
+            }
+            .into_any()
+        })
+        .title("ready / minimum wanted")
+        .class("num")
+        .sort(|m| SortKey::Num(m.ready)),
+        Column::<Self>::new("status", "Status", status_cell)
+            .sort(|m| SortKey::Num(ModelStatus::of(m) as i64))
+            .text(|m| ModelStatus::of(m).label().to_string()),
+        Column::<Self>::new("aliases", "Aliases", |m| {
+            format::list_or_dash(&m.aliases).into_any()
+        })
+        .sort(|m| SortKey::Text(m.aliases.join(",")))
+        .text(|m| m.aliases.join(" ")),
+        Column::<Self>::new("profiles", "Profiles", |m| {
+            format::list_or_dash(&m.profiles).into_any()
+        })
+        .sort(|m| SortKey::Text(m.profiles.join(",")))
+        .text(|m| m.profiles.join(" ")),
+        Column::<Self>::new("fallbacks", "Fallbacks", |m| {
+            format::list_or_dash(&m.fallbacks).into_any()
+        })
+        .sort(|m| SortKey::Text(m.fallbacks.join(",")))
+        .text(|m| m.fallbacks.join(" ")),
+    ];
 
-    fn sort_key(&self, column: &str) -> SortKey {
-        let m = self;
-        match column {
-            "serving" => SortKey::Num(-(i64::from(format::is_serving(m)))),
-            "replicas" => SortKey::Num(m.ready),
-            "status" => SortKey::Num(ModelStatus::of(m) as i64),
-            "aliases" => SortKey::Text(m.aliases.join(",")),
-            "profiles" => SortKey::Text(m.profiles.join(",")),
-            "fallbacks" => SortKey::Text(m.fallbacks.join(",")),
-            _ => SortKey::Text(m.name.clone()),
-        }
+    fn key(&self) -> String {
+        self.name.clone()
     }
 
     /// `?status=` keeps the models the overview's figure counted.
@@ -68,65 +98,20 @@ impl TableRow for ModelView {
     }
 }
 
-#[component]
-fn ModelsTable(page: TablePage<ModelView>, query: Memo<TableQuery>) -> impl IntoView {
-    if page.total == 0 {
-        return view! { <p class="empty">"The catalog is empty: no model has been added."</p> }
-            .into_any();
-    }
-    let paging = page.paging();
-    let TablePage {
-        rows, shown, total, ..
-    } = page;
-    view! {
-        <FilteredTable query shown total noun="models" one="model" paging>
-            <table class="data models">
-                <thead>
-                    <tr>
-                        <SortHeader query column="model" label="Model" />
-                        <SortHeader query column="serving" label="Serving" />
-                        <SortHeader query column="replicas" label="Replicas" title="ready / minimum wanted" />
-                        <SortHeader query column="status" label="Status" />
-                        <SortHeader query column="aliases" label="Aliases" />
-                        <SortHeader query column="profiles" label="Profiles" />
-                        <SortHeader query column="fallbacks" label="Fallbacks" />
-                    </tr>
-                </thead>
-                <tbody>
-                    {rows.into_iter().map(|m| view! { <ModelRow model=m /> }).collect_view()}
-                </tbody>
-            </table>
-        </FilteredTable>
-    }
-    .into_any()
-}
-
-#[component]
-fn ModelRow(model: ModelView) -> impl IntoView {
-    let status = ModelStatus::of(&model);
-    let href = urls::placement(&model.name);
-    view! {
-        <tr data-model=model.name.clone()>
-            <th scope="row" class="id">
-                <a href=href.clone()>{model.name.clone()}</a>
-            </th>
-            <td>{if format::is_serving(&model) { "yes" } else { "no" }}</td>
-            <td class="num">
-                <a href=urls::replicas_of(&model.name)>
-                    {format!("{}/{}", model.ready, model.min)}
-                </a>
-            </td>
-            <td>
-                <StatusBadge status />
-                {match status {
-                    ModelStatus::NotPlaced => view! { " " <a class="next-step" href=href>"why?"</a> }.into_any(),
-                    ModelStatus::Starting => view! { " " <span class="next-step">"wait"</span> }.into_any(),
-                    _ => ().into_any(),
-                }}
-            </td>
-            <td>{format::list_or_dash(&model.aliases)}</td>
-            <td>{format::list_or_dash(&model.profiles)}</td>
-            <td>{format::list_or_dash(&model.fallbacks)}</td>
-        </tr>
-    }
+/// The status, and where to go next when it is not "ready".
+fn status_cell(m: &ModelView) -> AnyView {
+    let status = ModelStatus::of(m);
+    let next = match status {
+        ModelStatus::NotPlaced => Some(
+            view! {
+                " " <a class="next-step" href=urls::placement(&m.name)>"why?"</a>
+            }
+            .into_any(),
+        ),
+        ModelStatus::Starting => {
+            Some(view! { " " <span class="next-step">"wait"</span> }.into_any())
+        }
+        _ => None,
+    };
+    view! { <StatusBadge status />{next} }.into_any()
 }

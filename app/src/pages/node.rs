@@ -7,9 +7,10 @@ use leptos_router::hooks::use_params_map;
 
 use crate::admin_api::types::ReplicaView;
 use crate::components::{
-    FilterBar, FixHints, Live, NodeActionDialog, NodeActions, ReceiptBanner, SortHeader, SortKey,
-    StateBadge, TableQuery, refresh_ticker, tracked_table_query,
+    Column, DataTable, FilterBar, FixHints, Live, NodeActionDialog, NodeActions, ReceiptBanner,
+    RowSignals, SortKey, StateBadge, TableQuery, TableRow, refresh_ticker, tracked_table_query,
 };
+use crate::fixes::Fix;
 use crate::format;
 use crate::joins::NodeRejection;
 use crate::server_fns::nodes::{NodeReport, inspect_node};
@@ -25,45 +26,137 @@ pub fn NodePage() -> impl IntoView {
         move || (id.get(), refresh.get()),
         |(id, _)| inspect_node(id),
     );
+    let tables = Tables::default();
     view! {
         <Title text=move || id.get() />
         <p class="crumbs"><a href="/nodes">"Nodes"</a> " / "</p>
         <h1 class="id">{move || id.get()}</h1>
         <ReceiptBanner />
         <NodeActionDialog />
-        <Live resource=report render=move |r: NodeReport| render_report(id.get_untracked(), r) />
+        <Live
+            resource=report
+            render=move |r: NodeReport| render_report(id.get_untracked(), r, tables.clone())
+        />
     }
 }
 
-fn render_report(id: String, report: NodeReport) -> impl IntoView {
+fn render_report(id: String, report: NodeReport, tables: Tables) -> impl IntoView {
     let query = tracked_table_query();
-    view! { <Report id report query /> }
+    view! { <Report id report query tables /> }
 }
 
-/// Both tables share the page's filter; their sort columns have distinct
-/// names, so sorting one leaves the other in the server's order.
-fn replica_key(r: &ReplicaView, column: &str) -> SortKey {
-    match column {
-        "replica" => SortKey::Text(r.id.clone()),
-        "replica-model" => SortKey::Text(r.model.clone()),
-        "replica-state" => SortKey::Text(r.state.clone()),
-        "age" => SortKey::Num(r.age_sec),
-        _ => SortKey::Unknown,
+/// A replica with a shard on the node, and which of its shards are there.
+#[derive(Clone, Debug, PartialEq)]
+struct ReplicaHere {
+    replica: ReplicaView,
+    here: String,
+}
+
+impl ReplicaHere {
+    fn of(replica: ReplicaView, node: &str) -> Self {
+        let here: Vec<String> = replica
+            .shards
+            .iter()
+            .filter(|s| s.node == node)
+            .map(|s| format!("{} GPUs {:?}", s.id, s.gpus))
+            .collect();
+        Self {
+            here: here.join(", "),
+            replica,
+        }
     }
 }
 
-fn rejection_key(r: &NodeRejection, column: &str) -> SortKey {
-    match column {
-        "model" => SortKey::Text(r.model.clone()),
-        "profile" => SortKey::Text(r.rejection.profile.clone()),
-        "pool" => SortKey::Text(r.rejection.pool.clone()),
-        "reason" => SortKey::Text(r.rejection.reason.clone()),
-        _ => SortKey::Unknown,
+// Both tables share the page's filter; their sort columns have distinct
+// names, so sorting one leaves the other in the server's order.
+impl TableRow for ReplicaHere {
+    const KEY_ATTR: &'static str = "data-replica";
+    const COLUMNS: &'static [Column<Self>] = &[
+        Column::<Self>::new("replica", "Replica", |r| r.replica.id.clone().into_any())
+            .class("id")
+            .sort(|r| SortKey::Text(r.replica.id.clone()))
+            .text(|r| r.replica.id.clone()),
+        Column::<Self>::new("replica-model", "Model", |r| {
+            view! { <a href=urls::placement(&r.replica.model)>{r.replica.model.clone()}</a> }
+                .into_any()
+        })
+        .sort(|r| SortKey::Text(r.replica.model.clone()))
+        .text(|r| r.replica.model.clone()),
+        Column::<Self>::new("replica-state", "State", |r| {
+            r.replica.state.clone().into_any()
+        })
+        .sort(|r| SortKey::Text(r.replica.state.clone()))
+        .text(|r| r.replica.state.clone()),
+        Column::<Self>::new("shards", "Shards here", |r| r.here.clone().into_any()),
+        Column::<Self>::new("age", "Age", |r| {
+            format::duration(r.replica.age_sec).into_any()
+        })
+        .class("num")
+        .sort(|r| SortKey::Num(r.replica.age_sec)),
+    ];
+
+    fn key(&self) -> String {
+        self.replica.id.clone()
     }
+}
+
+/// A rejection that names the node, and what would change it.
+#[derive(Clone, Debug, PartialEq)]
+struct RejectionHere {
+    found: NodeRejection,
+    fixes: Vec<Fix>,
+}
+
+impl TableRow for RejectionHere {
+    const KEY_ATTR: &'static str = "data-rejection";
+    const COLUMNS: &'static [Column<Self>] = &[
+        Column::<Self>::new("model", "Model", |r| {
+            view! { <a href=urls::placement(&r.found.model)>{r.found.model.clone()}</a> }.into_any()
+        })
+        .sort(|r| SortKey::Text(r.found.model.clone()))
+        .text(|r| r.found.model.clone()),
+        Column::<Self>::new("profile", "Profile", |r| {
+            r.found.rejection.profile.clone().into_any()
+        })
+        .sort(|r| SortKey::Text(r.found.rejection.profile.clone()))
+        .text(|r| r.found.rejection.profile.clone()),
+        Column::<Self>::new("pool", "Pool", |r| {
+            format::or_dash(&r.found.rejection.pool).into_any()
+        })
+        .sort(|r| SortKey::Text(r.found.rejection.pool.clone()))
+        .text(|r| r.found.rejection.pool.clone()),
+        Column::<Self>::new("reason", "Reason", |r| {
+            r.found.rejection.reason.clone().into_any()
+        })
+        .sort(|r| SortKey::Text(r.found.rejection.reason.clone()))
+        .text(|r| r.found.rejection.reason.clone()),
+        Column::<Self>::new("fixes", "What would change it", |r| {
+            view! { <FixHints fixes=r.fixes.clone() /> }.into_any()
+        })
+        .class("fixes-cell"),
+    ];
+    const ROW_HEADER: Option<usize> = None;
+
+    fn key(&self) -> String {
+        let r = &self.found.rejection;
+        format!("{} {} {} {}", self.found.model, r.profile, r.pool, r.reason)
+    }
+}
+
+/// The node page's two tables, each keeping its rows across refreshes.
+#[derive(Clone, Default)]
+struct Tables {
+    replicas: RowSignals<ReplicaHere>,
+    rejections: RowSignals<RejectionHere>,
 }
 
 #[component]
-fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoView {
+fn Report(
+    id: String,
+    report: NodeReport,
+    query: Memo<TableQuery>,
+    tables: Tables,
+) -> impl IntoView {
     let Some(node) = report.node else {
         return view! {
             <p class="empty">
@@ -78,19 +171,22 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
     let q = query.get();
     let total = report.replicas.len() + report.rejections.len();
     let replicas = q.apply(
-        report.replicas,
-        |r| format!("{} {} {}", r.id, r.model, r.state),
-        replica_key,
+        report
+            .replicas
+            .into_iter()
+            .map(|r| ReplicaHere::of(r, &id))
+            .collect(),
     );
+    let ix = around.index();
     let rejections = q.apply(
-        report.rejections,
-        |r| {
-            format!(
-                "{} {} {} {}",
-                r.model, r.rejection.profile, r.rejection.pool, r.rejection.reason
-            )
-        },
-        rejection_key,
+        report
+            .rejections
+            .into_iter()
+            .map(|found| RejectionHere {
+                fixes: ix.fixes(&found.rejection),
+                found,
+            })
+            .collect(),
     );
     let shown = replicas.len() + rejections.len();
     let unexplained = report.unexplained;
@@ -132,39 +228,7 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
                 view! { <p class="empty">"No replica has a shard on this node."</p> }.into_any()
             } else {
                 view! {
-                    <table class="data">
-                        <thead>
-                            <tr>
-                                <SortHeader query column="replica" label="Replica" />
-                                <SortHeader query column="replica-model" label="Model" />
-                                <SortHeader query column="replica-state" label="State" />
-                                <th scope="col">"Shards here"</th>
-                                <SortHeader query column="age" label="Age" />
-                            </tr>
-                        </thead>
-                        <tbody>
-                            {replicas
-                                .into_iter()
-                                .map(|r| {
-                                    let here: Vec<String> = r
-                                        .shards
-                                        .iter()
-                                        .filter(|s| s.node == id)
-                                        .map(|s| format!("{} GPUs {:?}", s.id, s.gpus))
-                                        .collect();
-                                    view! {
-                                        <tr data-replica=r.id.clone()>
-                                            <th scope="row" class="id">{r.id.clone()}</th>
-                                            <td><a href=urls::placement(&r.model)>{r.model.clone()}</a></td>
-                                            <td>{r.state.clone()}</td>
-                                            <td>{here.join(", ")}</td>
-                                            <td class="num">{format::duration(r.age_sec)}</td>
-                                        </tr>
-                                    }
-                                })
-                                .collect_view()}
-                        </tbody>
-                    </table>
+                    <DataTable rows=replicas signals=tables.replicas query class="data" />
                 }
                     .into_any()
             }}
@@ -191,35 +255,7 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
                     .into_any()
             } else {
                 view! {
-                    <table class="data rejections">
-                        <thead>
-                            <tr>
-                                <SortHeader query column="model" label="Model" />
-                                <SortHeader query column="profile" label="Profile" />
-                                <SortHeader query column="pool" label="Pool" />
-                                <SortHeader query column="reason" label="Reason" />
-                                <th scope="col">"What would change it"</th>
-                            </tr>
-                        </thead>
-                        <tbody>
-                            {let ix = around.index();
-                            rejections
-                                .into_iter()
-                                .map(|r| {
-                                    let fixes = ix.fixes(&r.rejection);
-                                    view! {
-                                        <tr>
-                                            <td><a href=urls::placement(&r.model)>{r.model.clone()}</a></td>
-                                            <td>{r.rejection.profile}</td>
-                                            <td>{format::or_dash(&r.rejection.pool)}</td>
-                                            <td>{r.rejection.reason}</td>
-                                            <td class="fixes-cell"><FixHints fixes /></td>
-                                        </tr>
-                                    }
-                                })
-                                .collect_view()}
-                        </tbody>
-                    </table>
+                    <DataTable rows=rejections signals=tables.rejections query class="data rejections" />
                 }
                     .into_any()
             }}

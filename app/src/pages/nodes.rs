@@ -6,8 +6,8 @@ use leptos_meta::Title;
 
 use crate::admin_api::types::NodeView;
 use crate::components::{
-    Live, NodeActionDialog, NodesTable, ReceiptBanner, TablePage, TableQuery, refresh_ticker,
-    tracked_table_query, use_table_query,
+    Live, NodeActionDialog, NodesTable, ReceiptBanner, RowSignals, TablePage, TableQuery,
+    refresh_ticker, tracked_table_query, use_table_query,
 };
 use crate::server_fns::nodes::list_nodes;
 
@@ -19,16 +19,17 @@ pub fn NodesPage() -> impl IntoView {
         move || (refresh.get(), query.with(TableQuery::to_query)),
         |(_, q)| list_nodes(q),
     );
+    let signals = RowSignals::new();
     view! {
         <Title text="Nodes" />
         <h1>"Nodes"</h1>
         <ReceiptBanner />
         <NodeActionDialog />
-        <Live resource=nodes render=render_nodes />
+        <Live resource=nodes render=move |page| render_nodes(page, signals.clone()) />
     }
 }
 
-fn render_nodes(page: TablePage<NodeView>) -> impl IntoView {
+fn render_nodes(page: TablePage<NodeView>, signals: RowSignals<NodeView>) -> impl IntoView {
     let query = tracked_table_query();
-    view! { <NodesTable page query /> }
+    view! { <NodesTable page query signals /> }
 }

@@ -3,10 +3,10 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::admin_api::types::NodeState;
+use crate::admin_api::types::{NodeState, NodeView};
 use crate::components::{
-    Live, NodeActionDialog, NodesTable, ReceiptBanner, StatusBadge, TableQuery, refresh_ticker,
-    tracked_table_query, use_table_query,
+    Live, NodeActionDialog, NodesTable, ReceiptBanner, RowSignals, StatusBadge, TableQuery,
+    refresh_ticker, tracked_table_query, use_table_query,
 };
 use crate::format::{self, ModelStatus, file_size};
 use crate::server_fns::cluster::{OverviewReport, cluster_overview};
@@ -20,16 +20,17 @@ pub fn OverviewPage() -> impl IntoView {
         move || (refresh.get(), query.with(TableQuery::to_query)),
         |(_, q)| cluster_overview(q),
     );
+    let signals = RowSignals::new();
     view! {
         <Title text="Overview" />
         <h1>"Cluster overview"</h1>
         <ReceiptBanner />
         <NodeActionDialog />
-        <Live resource=snapshot render=render_overview />
+        <Live resource=snapshot render=move |report| render_overview(report, signals.clone()) />
     }
 }
 
-fn render_overview(report: OverviewReport) -> impl IntoView {
+fn render_overview(report: OverviewReport, signals: RowSignals<NodeView>) -> impl IntoView {
     let query = tracked_table_query();
     let OverviewReport { figures: o, nodes } = report;
     view! {
@@ -95,6 +96,6 @@ fn render_overview(report: OverviewReport) -> impl IntoView {
             </section>
         </div>
         <h2>"Nodes"</h2>
-        <NodesTable page=nodes query />
+        <NodesTable page=nodes query signals />
     }
 }

@@ -9,10 +9,11 @@ use leptos_router::hooks::use_params_map;
 
 use crate::admin_api::types::{NodeView, Rejection};
 use crate::components::{
-    FilterBar, FixHints, Live, NotFound, OutlookBanner, ReceiptBanner, SortHeader, SortKey,
-    StateBadge, StatusBadge, TableQuery, refresh_ticker, tracked_table_query,
+    Column, DataTable, FilterBar, FixHints, Live, NotFound, OutlookBanner, ReceiptBanner,
+    RowSignals, SortKey, StateBadge, StatusBadge, TableQuery, TableRow, refresh_ticker,
+    tracked_table_query,
 };
-use crate::fixes::{Outlook, Surroundings};
+use crate::fixes::{Fix, Index, Outlook, Surroundings};
 use crate::format::{self, ModelStatus, Situation};
 use crate::joins::{group_by_node, group_by_reason};
 use crate::server_fns::placement::{PlacementReport, explain_placement};
@@ -79,31 +80,42 @@ fn Placement(name: String) -> impl IntoView {
             move |_| explain_placement(name.clone()),
         )
     };
+    let signals = RowSignals::new();
     view! {
         <Title text=format!("{name}: placement") />
         <p class="crumbs"><a href="/models">"Models"</a> " / "</p>
         <h1 class="id">{name.clone()}</h1>
         <ReceiptBanner />
-        <Live resource=report render=render_report />
+        <Live resource=report render=move |report| render_report(report, signals.clone()) />
     }
 }
 
-fn render_report(report: PlacementReport) -> impl IntoView {
+fn render_report(report: PlacementReport, signals: RowSignals<RejectionRow>) -> impl IntoView {
     let query = tracked_table_query();
-    view! { <Report report query /> }
+    view! { <Report report query signals /> }
 }
 
 #[component]
-fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
+fn Report(
+    report: PlacementReport,
+    query: Memo<TableQuery>,
+    signals: RowSignals<RejectionRow>,
+) -> impl IntoView {
     let situation = Situation::of(&report.explain);
     let q = query.get();
     let grouping = Grouping::from_query(&q);
     let total = report.explain.rejections.len();
-    let shown = q.apply(
-        report.explain.rejections.clone(),
-        |r| format!("{} {} {} {}", r.profile, r.pool, r.node, r.reason),
-        rejection_sort_key,
-    );
+    let shown = {
+        let ix = report.around.index();
+        q.apply(
+            report
+                .explain
+                .rejections
+                .iter()
+                .map(|r| RejectionRow::of(r, &ix))
+                .collect(),
+        )
+    };
     let around = report.around.clone();
     let outlook = Outlook::of(&report.explain.rejections, &report.around.index());
     let name = report.explain.model.clone();
@@ -147,9 +159,12 @@ fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
                         view! { <p class="empty">"No rejection matches this filter."</p> }.into_any()
                     } else {
                         match grouping {
-                            Grouping::Table => view! { <RejectionTable rejections=shown around query /> }.into_any(),
-                            Grouping::Reason => view! { <ByReason rejections=shown around /> }.into_any(),
-                            Grouping::Node => view! { <ByNode rejections=shown around /> }.into_any(),
+                            Grouping::Table => view! {
+                                <DataTable rows=shown signals query class="data rejections stack" />
+                            }
+                                .into_any(),
+                            Grouping::Reason => view! { <ByReason rejections=plain(shown) around /> }.into_any(),
+                            Grouping::Node => view! { <ByNode rejections=plain(shown) around /> }.into_any(),
                         }
                     }}
                 }
@@ -197,57 +212,71 @@ fn LiveNode(node: String, live: Option<NodeView>) -> impl IntoView {
     .into_any()
 }
 
-fn rejection_sort_key(r: &Rejection, column: &str) -> SortKey {
-    let text = match column {
-        "profile" => &r.profile,
-        "pool" => &r.pool,
-        "node" => &r.node,
-        _ => &r.reason,
-    };
-    if text.is_empty() {
-        SortKey::Unknown
-    } else {
-        SortKey::Text(text.clone())
+/// A rejection, the node it names as it is now, and what would change it.
+#[derive(Clone, Debug, PartialEq)]
+struct RejectionRow {
+    rejection: Rejection,
+    live: Option<NodeView>,
+    fixes: Vec<Fix>,
+}
+
+impl RejectionRow {
+    fn of(rejection: &Rejection, ix: &Index<'_>) -> Self {
+        Self {
+            live: ix.node(&rejection.node).cloned(),
+            fixes: ix.fixes(rejection),
+            rejection: rejection.clone(),
+        }
     }
 }
 
-#[component]
-fn RejectionTable(
-    rejections: Vec<Rejection>,
-    around: Surroundings,
-    query: Memo<TableQuery>,
-) -> impl IntoView {
-    let ix = around.index();
-    view! {
-        <table class="data rejections stack">
-            <thead>
-                <tr>
-                    <SortHeader query column="profile" label="Profile" />
-                    <SortHeader query column="pool" label="Pool" />
-                    <SortHeader query column="node" label="Node, as it is now" />
-                    <SortHeader query column="reason" label="Reason" />
-                    <th scope="col">"What would change it"</th>
-                </tr>
-            </thead>
-            <tbody>
-                {rejections
-                    .into_iter()
-                    .map(|r| {
-                        let fixes = ix.fixes(&r);
-                        let live = ix.node(&r.node).cloned();
-                        view! {
-                            <tr>
-                                <td data-label="Profile">{r.profile}</td>
-                                <td data-label="Pool">{format::or_dash(&r.pool)}</td>
-                                <td data-label="Node"><LiveNode node=r.node live /></td>
-                                <td class="reason" data-label="Reason">{r.reason}</td>
-                                <td class="fixes-cell" data-label="What would change it"><FixHints fixes /></td>
-                            </tr>
-                        }
-                    })
-                    .collect_view()}
-            </tbody>
-        </table>
+fn plain(rows: Vec<RejectionRow>) -> Vec<Rejection> {
+    rows.into_iter().map(|r| r.rejection).collect()
+}
+
+/// A text that sorts after every known one when it is empty.
+fn text_key(text: &str) -> SortKey {
+    if text.is_empty() {
+        SortKey::Unknown
+    } else {
+        SortKey::Text(text.to_string())
+    }
+}
+
+impl TableRow for RejectionRow {
+    const KEY_ATTR: &'static str = "data-rejection";
+    const COLUMNS: &'static [Column<Self>] = &[
+        Column::<Self>::new("profile", "Profile", |r| {
+            r.rejection.profile.clone().into_any()
+        })
+        .sort(|r| text_key(&r.rejection.profile))
+        .text(|r| r.rejection.profile.clone()),
+        Column::<Self>::new("pool", "Pool", |r| {
+            format::or_dash(&r.rejection.pool).into_any()
+        })
+        .sort(|r| text_key(&r.rejection.pool))
+        .text(|r| r.rejection.pool.clone()),
+        Column::<Self>::new("node", "Node, as it is now", |r| {
+            view! { <LiveNode node=r.rejection.node.clone() live=r.live.clone() /> }.into_any()
+        })
+        .sort(|r| text_key(&r.rejection.node))
+        .text(|r| r.rejection.node.clone()),
+        Column::<Self>::new("reason", "Reason", |r| {
+            r.rejection.reason.clone().into_any()
+        })
+        .class("reason")
+        .sort(|r| text_key(&r.rejection.reason))
+        .text(|r| r.rejection.reason.clone()),
+        Column::<Self>::new("fixes", "What would change it", |r| {
+            view! { <FixHints fixes=r.fixes.clone() /> }.into_any()
+        })
+        .class("fixes-cell"),
+    ];
+    const ROW_HEADER: Option<usize> = None;
+
+    fn key(&self) -> String {
+        let r = &self.rejection;
+        format!("{} {} {} {}", r.node, r.profile, r.pool, r.reason)
     }
 }
 

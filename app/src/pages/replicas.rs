@@ -7,8 +7,8 @@ use leptos_router::hooks::use_query_map;
 
 use crate::admin_api::types::ReplicaView;
 use crate::components::{
-    FilteredTable, Live, SortHeader, SortKey, TablePage, TableQuery, TableRow, refresh_ticker,
-    tracked_table_query, use_table_query,
+    Column, Live, PagedTable, RowNote, RowSignals, SortKey, TablePage, TableQuery, TableRow,
+    refresh_ticker, tracked_table_query, use_table_query,
 };
 use crate::format;
 use crate::joins::has_error;
@@ -25,6 +25,21 @@ pub fn ReplicasPage() -> impl IntoView {
         move || (refresh.get(), query.with(TableQuery::to_query)),
         |(_, q)| list_replicas(q),
     );
+    let signals = RowSignals::new();
+    let render = move |page: TablePage<ReplicaView>| {
+        let query = tracked_table_query();
+        view! {
+            <PagedTable
+                page
+                signals=signals.clone()
+                query
+                class="data replicas"
+                noun="replicas"
+                one="replica"
+                empty="No replicas are running."
+            />
+        }
+    };
     view! {
         <Title text="Replicas" />
         <h1>
@@ -35,61 +50,86 @@ pub fn ReplicasPage() -> impl IntoView {
                     .then(|| view! { " of " <a href=urls::placement(&m)>{m.clone()}</a> })
             }}
         </h1>
-        <Live resource=replicas render=render_replicas />
+        <Live resource=replicas render />
     }
 }
 
-fn render_replicas(page: TablePage<ReplicaView>) -> impl IntoView {
-    let query = tracked_table_query();
-    view! { <ReplicasTable page query /> }
-}
-
-/// "gpu-a:[0 1 2 3], gpu-b:[0 1]", the way the CLI writes shards.
-fn shard_nodes(r: &ReplicaView) -> Vec<(String, String)> {
+/// "gpu-a:[0 1 2 3] gpu-b:[0 1]", the way the CLI writes shards, each
+/// node a link.
+fn shards_cell(r: &ReplicaView) -> AnyView {
     r.shards
         .iter()
         .map(|s| {
             let gpus: Vec<String> = s.gpus.iter().map(i64::to_string).collect();
-            (s.node.clone(), format!("[{}]", gpus.join(" ")))
+            view! {
+                <span class="shard">
+                    <a href=urls::node(&s.node)>{s.node.clone()}</a>
+                    ":"
+                    {format!("[{}]", gpus.join(" "))}
+                </span>
+                " "
+            }
         })
-        .collect()
+        .collect_view()
+        .into_any()
+}
+
+fn shard_node_names(r: &ReplicaView, separator: &str) -> String {
+    let nodes: Vec<&str> = r.shards.iter().map(|s| s.node.as_str()).collect();
+    nodes.join(separator)
 }
 
 impl TableRow for ReplicaView {
-    fn text(&self) -> String {
-        let r = self;
-        let nodes: Vec<&str> = r.shards.iter().map(|s| s.node.as_str()).collect();
-        format!(
-            "{} {} {} {} {} {} {}",
-            r.id,
-            r.model,
-            r.state,
-            r.pool,
-            nodes.join(" "),
-            r.endpoint,
-            r.err
-        )
-    }
+    const KEY_ATTR: &'static str = "data-replica";
+    const COLUMNS: &'static [Column<Self>] = &[
+        Column::<Self>::new("replica", "Replica", |r| r.id.clone().into_any())
+            .class("id")
+            .sort(|r| SortKey::Text(r.id.clone()))
+            .text(|r| r.id.clone()),
+        Column::<Self>::new("model", "Model", |r| {
+            view! { <a href=urls::placement(&r.model)>{r.model.clone()}</a> }.into_any()
+        })
+        .sort(|r| SortKey::Text(r.model.clone()))
+        .text(|r| r.model.clone()),
+        Column::<Self>::new("state", "State", |r| {
+            view! {
+                <span class=format!("state state-{}", r.state)>{format::or_dash(&r.state)}</span>
+            }
+            .into_any()
+        })
+        .sort(|r| SortKey::Text(r.state.clone()))
+        .text(|r| r.state.clone()),
+        Column::<Self>::new("pool", "Pool", |r| format::or_dash(&r.pool).into_any())
+            .sort(|r| SortKey::Text(r.pool.clone()))
+            .text(|r| r.pool.clone()),
+        Column::<Self>::new("nodes", "Nodes", shards_cell)
+            .title("node:[GPUs] for each shard")
+            .class("shards")
+            .sort(|r| SortKey::Text(shard_node_names(r, ",")))
+            .text(|r| shard_node_names(r, " ")),
+        Column::<Self>::new("age", "Age", |r| format::duration(r.age_sec).into_any())
+            .class("num")
+            .sort(|r| SortKey::Num(r.age_sec)),
+        Column::<Self>::new("idle", "Idle", |r| format::duration(r.idle_sec).into_any())
+            .title("since last use; a dash when nothing has reported use yet")
+            .class("num")
+            .sort(|r| {
+                if r.idle_sec >= 0 {
+                    SortKey::Num(r.idle_sec)
+                } else {
+                    SortKey::Unknown
+                }
+            }),
+        Column::<Self>::new("endpoint", "Endpoint", |r| {
+            format::or_dash(&r.endpoint).into_any()
+        })
+        .class("id")
+        .sort(|r| SortKey::Text(r.endpoint.clone()))
+        .text(|r| format!("{} {}", r.endpoint, r.err)),
+    ];
 
-    fn sort_key(&self, column: &str) -> SortKey {
-        let r = self;
-        match column {
-            "model" => SortKey::Text(r.model.clone()),
-            "state" => SortKey::Text(r.state.clone()),
-            "pool" => SortKey::Text(r.pool.clone()),
-            "age" => SortKey::Num(r.age_sec),
-            "idle" if r.idle_sec >= 0 => SortKey::Num(r.idle_sec),
-            "idle" => SortKey::Unknown,
-            "nodes" => SortKey::Text(
-                r.shards
-                    .iter()
-                    .map(|s| s.node.as_str())
-                    .collect::<Vec<_>>()
-                    .join(","),
-            ),
-            "endpoint" => SortKey::Text(r.endpoint.clone()),
-            _ => SortKey::Text(r.id.clone()),
-        }
+    fn key(&self) -> String {
+        self.id.clone()
     }
 
     /// `?model=` keeps one model's replicas, `?errors=1` those with errors.
@@ -100,78 +140,27 @@ impl TableRow for ReplicaView {
             _ => true,
         }
     }
-}
 
-#[component]
-fn ReplicasTable(page: TablePage<ReplicaView>, query: Memo<TableQuery>) -> impl IntoView {
-    if page.total == 0 {
-        return view! { <p class="empty">"No replicas are running."</p> }.into_any();
+    fn mark(&self) -> Option<&'static str> {
+        has_error(self).then_some("has-error")
     }
-    let paging = page.paging();
-    let TablePage {
-        rows, shown, total, ..
-    } = page;
-    view! {
-        <FilteredTable query shown total noun="replicas" one="replica" paging>
-            <table class="data replicas">
-                <thead>
-                    <tr>
-                        <SortHeader query column="replica" label="Replica" />
-                        <SortHeader query column="model" label="Model" />
-                        <SortHeader query column="state" label="State" />
-                        <SortHeader query column="pool" label="Pool" />
-                        <SortHeader query column="nodes" label="Nodes" title="node:[GPUs] for each shard" />
-                        <SortHeader query column="age" label="Age" />
-                        <SortHeader query column="idle" label="Idle" title="since last use; a dash when nothing has reported use yet" />
-                        <SortHeader query column="endpoint" label="Endpoint" />
-                    </tr>
-                </thead>
-                <tbody>
-                    {rows.into_iter().map(|r| view! { <ReplicaRow replica=r /> }).collect_view()}
-                </tbody>
-            </table>
-        </FilteredTable>
-    }
-    .into_any()
-}
 
-#[component]
-fn ReplicaRow(replica: ReplicaView) -> impl IntoView {
-    let errors: Vec<String> = std::iter::once(replica.err.clone())
-        .filter(|e| !e.is_empty())
-        .chain(
-            replica
-                .shards
-                .iter()
-                .filter(|s| !s.err.is_empty())
-                .map(|s| format!("{} on {}: {}", s.id, s.node, s.err)),
-        )
-        .collect();
-    view! {
-        <tr data-replica=replica.id.clone() class:has-error=!errors.is_empty()>
-            <th scope="row" class="id">{replica.id.clone()}</th>
-            <td><a href=urls::placement(&replica.model)>{replica.model.clone()}</a></td>
-            <td><span class=format!("state state-{}", replica.state)>{format::or_dash(&replica.state)}</span></td>
-            <td>{format::or_dash(&replica.pool)}</td>
-            <td class="shards">
-                {shard_nodes(&replica)
-                    .into_iter()
-                    .map(|(node, gpus)| view! { <span class="shard"><a href=urls::node(&node)>{node.clone()}</a> ":" {gpus}</span> " " })
-                    .collect_view()}
-            </td>
-            <td class="num">{format::duration(replica.age_sec)}</td>
-            <td class="num">{format::duration(replica.idle_sec)}</td>
-            <td class="id">{format::or_dash(&replica.endpoint)}</td>
-        </tr>
-        {errors
-            .into_iter()
-            .map(|e| {
-                view! {
-                    <tr class="row-error">
-                        <td colspan="8"><span class="badge bad">"error"</span> " " {e}</td>
-                    </tr>
-                }
+    /// The replica's error, then each shard's, on the row they belong to.
+    fn notes(&self) -> Vec<RowNote> {
+        let shard_errors = self
+            .shards
+            .iter()
+            .filter(|s| !s.err.is_empty())
+            .map(|s| format!("{} on {}: {}", s.id, s.node, s.err));
+        std::iter::once(self.err.clone())
+            .filter(|e| !e.is_empty())
+            .chain(shard_errors)
+            .map(|text| RowNote {
+                class: "row-error",
+                tone: "bad",
+                badge: "error",
+                text,
             })
-            .collect_view()}
+            .collect()
     }
 }

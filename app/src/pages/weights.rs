@@ -8,8 +8,8 @@ use leptos_router::hooks::use_query_map;
 
 use crate::admin_api::types::OrphanView;
 use crate::components::{
-    ActionRefusal, ConfirmDialog, CtlCommand, ErrorPanel, FilteredTable, Live, ReceiptBanner,
-    SortHeader, SortKey, TableQuery, refresh_ticker, tracked_table_query,
+    ActionRefusal, Column, ConfirmDialog, CtlCommand, ErrorPanel, Live, PagedTable, ReceiptBanner,
+    RowSignals, SortKey, TableQuery, TableRow, refresh_ticker, tracked_table_query,
 };
 use crate::error::ConsoleError;
 use crate::format::{self, file_size};
@@ -23,6 +23,7 @@ use crate::urls;
 pub fn WeightsPage() -> impl IntoView {
     let refresh = refresh_ticker();
     let orphans = Resource::new(move || refresh.get(), |_| list_orphans());
+    let signals = RowSignals::new();
     view! {
         <Title text="Orphaned weights" />
         <h1>"Orphaned weights"</h1>
@@ -33,27 +34,66 @@ pub fn WeightsPage() -> impl IntoView {
         </p>
         <ReceiptBanner />
         <CollectDialog />
-        <Live resource=orphans render=render_orphans />
+        <Live resource=orphans render=move |orphans| render_orphans(orphans, signals.clone()) />
     }
 }
 
-fn render_orphans(orphans: Vec<OrphanView>) -> impl IntoView {
+fn render_orphans(orphans: Vec<OrphanView>, signals: RowSignals<OrphanView>) -> impl IntoView {
     let query = tracked_table_query();
-    view! { <OrphanTable orphans query /> }
+    view! { <OrphanTable orphans signals query /> }
 }
 
-fn sort_key(o: &OrphanView, column: &str) -> SortKey {
-    match column {
-        "files" => SortKey::Num(o.paths.len() as i64),
-        "bytes" if o.bytes > 0 => SortKey::Num(o.bytes),
-        "bytes" => SortKey::Unknown,
-        "paths" => SortKey::Text(o.paths.join(",")),
-        _ => SortKey::Text(o.node.clone()),
+impl TableRow for OrphanView {
+    const KEY_ATTR: &'static str = "data-node";
+    const COLUMNS: &'static [Column<Self>] = &[
+        Column::<Self>::new("node", "Node", |o| {
+            view! { <a href=urls::node(&o.node)>{o.node.clone()}</a> }.into_any()
+        })
+        .class("id")
+        .sort(|o| SortKey::Text(o.node.clone()))
+        .text(|o| o.node.clone()),
+        Column::<Self>::new("files", "Files", |o| o.paths.len().into_any())
+            .class("num")
+            .sort(|o| SortKey::Num(o.paths.len() as i64)),
+        Column::<Self>::new("bytes", "Would free", |o| file_size(o.bytes).into_any())
+            .class("num")
+            .sort(|o| {
+                if o.bytes > 0 {
+                    SortKey::Num(o.bytes)
+                } else {
+                    SortKey::Unknown
+                }
+            }),
+        Column::<Self>::new("paths", "Paths", |o| {
+            view! {
+                <ul>{o.paths.iter().map(|p| view! { <li><code>{p.clone()}</code></li> }).collect_view()}</ul>
+            }
+            .into_any()
+        })
+        .class("paths")
+        .sort(|o| SortKey::Text(o.paths.join(",")))
+        .text(|o| o.paths.join(" ")),
+        Column::<Self>::new("actions", "Actions", |o| {
+            let read_only = use_context::<UiSettings>().unwrap_or_default().read_only;
+            (!read_only)
+                .then(|| view! { <ReviewButton node=o.node.clone() label="Collect…".to_string() danger=false /> })
+                .into_any()
+        })
+        .class("actions")
+        .label_hidden(),
+    ];
+
+    fn key(&self) -> String {
+        self.node.clone()
     }
 }
 
 #[component]
-fn OrphanTable(orphans: Vec<OrphanView>, query: Memo<TableQuery>) -> impl IntoView {
+fn OrphanTable(
+    orphans: Vec<OrphanView>,
+    signals: RowSignals<OrphanView>,
+    query: Memo<TableQuery>,
+) -> impl IntoView {
     let orphans: Vec<OrphanView> = orphans
         .into_iter()
         .filter(|o| !o.paths.is_empty())
@@ -65,16 +105,10 @@ fn OrphanTable(orphans: Vec<OrphanView>, query: Memo<TableQuery>) -> impl IntoVi
         .into_any();
     }
     let read_only = use_context::<UiSettings>().unwrap_or_default().read_only;
-    let q = query.get();
     let total = orphans.len();
     let total_bytes: i64 = orphans.iter().map(|o| o.bytes.max(0)).sum();
     let total_files: usize = orphans.iter().map(|o| o.paths.len()).sum();
-    let shown = q.apply(
-        orphans,
-        |o| format!("{} {}", o.node, o.paths.join(" ")),
-        sort_key,
-    );
-    let count = shown.len();
+    let page = query.with(|q| q.page_of(&orphans));
     view! {
         // A <div>, not a <p>: a form inside a paragraph would end it in the
         // browser's parser, and the page would no longer hydrate.
@@ -85,41 +119,7 @@ fn OrphanTable(orphans: Vec<OrphanView>, query: Memo<TableQuery>) -> impl IntoVi
             </p>
             {(!read_only).then(|| view! { <ReviewButton node=String::new() label="Collect on every node…".to_string() danger=true /> })}
         </div>
-        <FilteredTable query shown=count total noun="nodes" one="node">
-        <table class="data weights">
-            <thead>
-                <tr>
-                    <SortHeader query column="node" label="Node" />
-                    <SortHeader query column="files" label="Files" />
-                    <SortHeader query column="bytes" label="Would free" />
-                    <SortHeader query column="paths" label="Paths" />
-                    <th scope="col"><span class="visually-hidden">"Actions"</span></th>
-                </tr>
-            </thead>
-            <tbody>
-                {shown
-                    .into_iter()
-                    .map(|o| {
-                        view! {
-                            <tr data-node=o.node.clone()>
-                                <th scope="row" class="id"><a href=urls::node(&o.node)>{o.node.clone()}</a></th>
-                                <td class="num">{o.paths.len()}</td>
-                                <td class="num">{file_size(o.bytes)}</td>
-                                <td class="paths">
-                                    <ul>{o.paths.iter().map(|p| view! { <li><code>{p.clone()}</code></li> }).collect_view()}</ul>
-                                </td>
-                                <td class="actions">
-                                    {(!read_only).then(|| view! {
-                                        <ReviewButton node=o.node.clone() label="Collect…".to_string() danger=false />
-                                    })}
-                                </td>
-                            </tr>
-                        }
-                    })
-                    .collect_view()}
-            </tbody>
-        </table>
-        </FilteredTable>
+        <PagedTable page signals query class="data weights" noun="nodes" one="node" empty="" />
     }
     .into_any()
 }

@@ -1,0 +1,133 @@
+//! What a table is made of: its rows' key and its columns. A column says its
+//! header, what it sorts by, what the filter reads in it, and how its cell
+//! looks; the server sorts, filters and pages by the same list the browser
+//! renders, so a column cannot sort by something it does not show.
+
+use leptos::prelude::*;
+
+use super::sort_key::SortKey;
+
+/// One column of a table of `T`. Built in `const` context, so that a row
+/// type's columns are one static list, not rebuilt for every row.
+pub struct Column<T> {
+    /// Its name in the URL (`?sort=gpus`).
+    pub id: &'static str,
+    pub label: &'static str,
+    /// The header's tooltip.
+    pub title: Option<&'static str>,
+    /// The label is for screen readers only (a column of buttons).
+    pub label_hidden: bool,
+    /// The cell's class (`num` aligns figures).
+    pub class: Option<&'static str>,
+    /// What the column sorts by; a column without one has a plain header.
+    pub sort: Option<fn(&T) -> SortKey>,
+    /// What the filter looks for in this column.
+    pub text: Option<fn(&T) -> String>,
+    pub cell: fn(&T) -> AnyView,
+}
+
+impl<T> Column<T> {
+    pub const fn new(id: &'static str, label: &'static str, cell: fn(&T) -> AnyView) -> Self {
+        Self {
+            id,
+            label,
+            title: None,
+            label_hidden: false,
+            class: None,
+            sort: None,
+            text: None,
+            cell,
+        }
+    }
+
+    pub const fn title(mut self, title: &'static str) -> Self {
+        self.title = Some(title);
+        self
+    }
+
+    pub const fn label_hidden(mut self) -> Self {
+        self.label_hidden = true;
+        self
+    }
+
+    pub const fn class(mut self, class: &'static str) -> Self {
+        self.class = Some(class);
+        self
+    }
+
+    pub const fn sort(mut self, key: fn(&T) -> SortKey) -> Self {
+        self.sort = Some(key);
+        self
+    }
+
+    pub const fn text(mut self, text: fn(&T) -> String) -> Self {
+        self.text = Some(text);
+        self
+    }
+}
+
+/// A line under a row, across the whole table: an unhealthy GPU, an error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RowNote {
+    /// The note row's class (`unhealthy`, `row-error`).
+    pub class: &'static str,
+    /// The badge's tone (`warn`, `bad`) and word.
+    pub tone: &'static str,
+    pub badge: &'static str,
+    pub text: String,
+}
+
+/// A row of a table: its key, its columns, and what narrows the list.
+pub trait TableRow: Clone + PartialEq + Send + Sync + 'static {
+    /// The row element's attribute that carries the key (`data-node`), for
+    /// links, tests and scripts that find a row by what it shows.
+    const KEY_ATTR: &'static str;
+    const COLUMNS: &'static [Column<Self>];
+    /// The column whose cell heads the row (`<th scope="row">`), if any.
+    const ROW_HEADER: Option<usize> = Some(0);
+
+    /// What tells this row from every other in its list, and the same row
+    /// from one refresh to the next.
+    fn key(&self) -> String;
+
+    /// The words the filter looks for: every column's text.
+    fn text(&self) -> String {
+        columns_text(self)
+    }
+
+    /// The sort key of `column`. Every row ties on a column the table does
+    /// not have, so the list keeps its order: two tables on one page share
+    /// the URL, and sorting one leaves the other as it was.
+    fn sort_key(&self, column: &str) -> SortKey {
+        Self::COLUMNS
+            .iter()
+            .find(|c| c.id == column)
+            .and_then(|c| c.sort)
+            .map_or(SortKey::Unknown, |key| key(self))
+    }
+
+    /// Whether the row passes a facet of the URL (`?state=ready`); a
+    /// parameter the table does not know passes every row.
+    fn passes(&self, _facet: &str, _value: &str) -> bool {
+        true
+    }
+
+    /// A class that marks the row (`has-error`).
+    fn mark(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Lines shown under the row.
+    fn notes(&self) -> Vec<RowNote> {
+        Vec::new()
+    }
+}
+
+/// Every column's text of `row`, for the filter.
+pub fn columns_text<T: TableRow>(row: &T) -> String {
+    let words: Vec<String> = T::COLUMNS
+        .iter()
+        .filter_map(|c| c.text.map(|text| text(row)))
+        .collect();
+    words.join(" ")
+}
