@@ -99,7 +99,7 @@ let failures = 0;
  * budget where it is met; where it is not yet (the WASM, and so the first
  * load), the size the console has now, so that it can only shrink. Lower
  * these with every step towards the budget. */
-const HELD = { binary: 15e6, firstLoad: 560e3, wasm: 545e3 };
+const HELD = { binary: 15e6, firstLoad: 440e3, wasm: 425e3 };
 const CHECK = process.argv.includes('--check');
 let heldOver = 0;
 
@@ -121,25 +121,49 @@ async function sizes() {
   report('release binary', mb(binary), '≤ 15 MB', binary <= 15e6);
   const sim = await simulator(0);
   const { url } = await consoleFor(sim);
-  const br = { 'accept-encoding': 'br' };
-  const page = await request(`${url}/nodes`, { headers: br });
-  const html = await getText(`${url}/nodes`);
-  const assets = [...new Set([...html.matchAll(/(?:href|src|import\()\s*=?\s*["'](\/pkg\/[^"']+)["']/g)].map((m) => m[1]))];
-  if (!assets.some((a) => a.endsWith('.wasm'))) throw new Error('the page names no WASM file');
-  let total = page.bytes;
-  let wasm = 0;
-  for (const asset of new Set(assets)) {
-    const r = await request(`${url}${asset}`, { headers: br });
-    total += r.bytes;
-    if (asset.endsWith('.wasm')) wasm = r.bytes;
+  const page = await request(`${url}/nodes`, { headers: { 'accept-encoding': 'br' } });
+  // What a browser really fetches until the page is hydrated: the page's
+  // code comes in chunks the main module asks for (lazy routes), which no
+  // reading of the HTML would find.
+  const chrome = await launchChromium();
+  let load;
+  try {
+    const tab = await chrome.newPage();
+    await tab.goto(`${url}/nodes`);
+    await tab.waitForSelector('html[data-hydrated]', { state: 'attached', timeout: 60_000 });
+    load = await tab.evaluate(() => {
+      const [nav] = performance.getEntriesByType('navigation');
+      // Finished requests only: the change stream (/updates) stays open.
+      const files = performance.getEntriesByType('resource').map((e) => ({ name: new URL(e.name).pathname, bytes: e.encodedBodySize }));
+      return { page: nav.encodedBodySize, files };
+    });
+  } finally {
+    await chrome.close();
   }
-  report('first load of /nodes, brotli (page, JS, CSS, WASM)', kb(total), '≤ 200 KB', total <= 200e3);
-  report('WASM, brotli', kb(wasm), '≤ 170 KB', wasm <= 170e3);
+  const wasmFiles = load.files.filter((f) => f.name.endsWith('.wasm'));
+  const main = wasmFiles.find((f) => f.name.endsWith('/llmgw-console.wasm'));
+  if (!main) throw new Error('the page loaded no WASM');
+  const total = load.page + load.files.reduce((n, f) => n + f.bytes, 0);
+  const wasm = wasmFiles.reduce((n, f) => n + f.bytes, 0);
+  report(`first load of /nodes, brotli (${load.files.length + 1} files)`, kb(total), '≤ 200 KB', total <= 200e3);
+  report(`WASM of that load (main module and ${wasmFiles.length - 1} chunks)`, kb(wasm), '≤ 170 KB', wasm <= 170e3);
+  report('main WASM module alone, brotli', kb(main.bytes), '');
   hold('release binary', binary, HELD.binary);
   hold('first load of /nodes', total, HELD.firstLoad);
   hold('WASM', wasm, HELD.wasm);
   report(`/nodes page alone (${page.headers['content-encoding'] ?? 'uncompressed'})`, kb(page.bytes), '');
   stopAll();
+}
+
+/** The end-to-end suite's headless Chromium. */
+async function launchChromium() {
+  const require = createRequire(resolve(ROOT, 'end2end/package.json'));
+  const { chromium } = require('@playwright/test');
+  const executablePath = process.env.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
+  return chromium.launch({
+    executablePath,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
 }
 
 async function pages() {
@@ -245,13 +269,7 @@ async function memory() {
 /** Headless Chromium (the one the end-to-end suite uses) against 5,000 nodes:
  * how long each page takes to hydrate, and the scripting one update costs. */
 async function browser() {
-  const require = createRequire(resolve(ROOT, 'end2end/package.json'));
-  const { chromium } = require('@playwright/test');
-  const executablePath = process.env.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
-  const chrome = await chromium.launch({
-    executablePath,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const chrome = await launchChromium();
   try {
     const sim = await simulator(5000);
     const { url } = await consoleFor(sim, ['--refresh-seconds', '1']);

@@ -37,20 +37,21 @@ fn digest_of_the_code() -> String {
     if let Ok(forced) = std::env::var("LLMGW_CONSOLE_BUILD") {
         return forced;
     }
-    let digests: Vec<String> = [
-        "pkg/llmgw-console.wasm",
-        "pkg/llmgw-console.js",
-        "pkg/llmgw-console.css",
-    ]
-    .iter()
-    .filter_map(|path| stored(path))
-    .map(|f| hex(&f.metadata.sha256_hash()[..4]))
-    .collect();
-    if digests.is_empty() {
-        "unbuilt".into()
-    } else {
-        digests.join("")
+    // Every file under pkg/, the pages' chunks of WASM among them: a page's
+    // code can change while the main module stays the same, and a browser
+    // must then not keep the old chunk under the same name.
+    let mut files: Vec<_> = Site::iter().filter(|p| p.starts_with("pkg/")).collect();
+    if files.is_empty() {
+        return "unbuilt".into();
     }
+    files.sort();
+    let mut digest = std::hash::DefaultHasher::new();
+    for path in files {
+        if let Some(file) = Site::get(&path) {
+            std::hash::Hash::hash(&(path.as_ref(), file.metadata.sha256_hash()), &mut digest);
+        }
+    }
+    format!("{:016x}", std::hash::Hasher::finish(&digest))
 }
 
 /// Encodings we hold precompressed copies for, best first.

@@ -37,6 +37,5 @@ pub fn hydrate() {
     // release build leaves the hook (and its formatting code) out.
     #[cfg(debug_assertions)]
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(app::App);
-    app::mark_hydrated();
+    app::hydrate_page();
 }

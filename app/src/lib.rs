@@ -2,6 +2,9 @@
 //! and the server functions they call. Rendered on the server and hydrated in
 //! the browser from the same code.
 
+// The page hydrates in an async block whose type nests every view of the
+// app; computing its layout goes deeper than the default limit.
+#![recursion_limit = "256"]
 pub mod admin_api;
 pub mod audit_record;
 pub mod components;
@@ -22,16 +25,13 @@ pub mod wall;
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, provide_meta_context};
 use leptos_router::{
-    SsrMode,
+    Lazy, SsrMode,
     components::{A, Route, Router, Routes},
     path,
 };
 
 use components::{CopyLinkButton, NotFound, Shortcuts, TabPulse};
-use pages::{
-    AuditPage, ModelsPage, NodePage, NodesPage, OverviewPage, PlacementPage, ReplicasPage,
-    WallPage, WallSetupPage, WeightsPage,
-};
+use pages::lazy_routes;
 use ui_settings::UiSettings;
 
 /// The whole HTML document, rendered on the server only.
@@ -77,16 +77,16 @@ pub fn App() -> impl IntoView {
             <Header ui=ui.clone() />
             <main>
                 <Routes fallback=NotFound>
-                    <Route path=path!("/") view=OverviewPage ssr=SsrMode::Async />
-                    <Route path=path!("/nodes") view=NodesPage ssr=SsrMode::Async />
-                    <Route path=path!("/nodes/:id") view=NodePage ssr=SsrMode::Async />
-                    <Route path=path!("/models") view=ModelsPage ssr=SsrMode::Async />
-                    <Route path=path!("/models/*rest") view=PlacementPage ssr=SsrMode::Async />
-                    <Route path=path!("/replicas") view=ReplicasPage ssr=SsrMode::Async />
-                    <Route path=path!("/weights") view=WeightsPage ssr=SsrMode::Async />
-                    <Route path=path!("/audit") view=AuditPage ssr=SsrMode::Async />
-                    <Route path=path!("/wall") view=WallPage ssr=SsrMode::Async />
-                    <Route path=path!("/wall/setup") view=WallSetupPage ssr=SsrMode::Async />
+                    <Route path=path!("/") view={Lazy::<lazy_routes::OverviewRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=path!("/nodes") view={Lazy::<lazy_routes::NodesRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=path!("/nodes/:id") view={Lazy::<lazy_routes::NodeRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=path!("/models") view={Lazy::<lazy_routes::ModelsRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=path!("/models/*rest") view={Lazy::<lazy_routes::PlacementRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=path!("/replicas") view={Lazy::<lazy_routes::ReplicasRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=path!("/weights") view={Lazy::<lazy_routes::WeightsRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=path!("/audit") view={Lazy::<lazy_routes::AuditRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=path!("/wall") view={Lazy::<lazy_routes::WallRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=path!("/wall/setup") view={Lazy::<lazy_routes::WallSetupRoute>::new()} ssr=SsrMode::Async />
                 </Routes>
             </main>
         </Router>
@@ -146,10 +146,24 @@ fn Header(ui: UiSettings) -> impl IntoView {
     }
 }
 
+/// Takes over the server-rendered page. Each page's code is a chunk of its
+/// own (see `pages::lazy_routes`), fetched before the page can hydrate, so
+/// hydration is awaited, and the page marked hydrated once it is done.
+#[cfg(feature = "hydrate")]
+pub fn hydrate_page() {
+    wasm_bindgen_futures::spawn_local(async {
+        let Some(body) = document().body() else {
+            return;
+        };
+        leptos::mount::hydrate_from_async(body, App).await.forget();
+        mark_hydrated();
+    });
+}
+
 /// Marks the document once the page has hydrated, so that tests (and anyone
 /// reading the DOM) can tell when clicks reach Leptos.
 #[cfg(feature = "hydrate")]
-pub fn mark_hydrated() {
+fn mark_hydrated() {
     if let Some(root) = document().document_element() {
         let _ = root.set_attribute("data-hydrated", "");
     }

@@ -1,6 +1,7 @@
 //! One file per page.
 
 pub mod audit;
+pub mod lazy_routes;
 pub mod models;
 pub mod node;
 pub mod nodes;
