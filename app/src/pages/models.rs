@@ -5,41 +5,23 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::admin_api::types::ModelView;
-use crate::components::{
-    Column, Live, PagedTable, RowSignals, SortKey, StatusBadge, TablePage, TableQuery, TableRow,
-    refresh_ticker, tracked_table_query, use_table_query,
-};
+use crate::components::{Column, LiveTable, SortKey, StatusBadge, TableRow};
 use crate::format::{self, ModelStatus};
 use crate::server_fns::cluster::list_models;
 use crate::urls;
 
 #[component]
 pub fn ModelsPage() -> impl IntoView {
-    let refresh = refresh_ticker();
-    let query = use_table_query();
-    let models = Resource::new(
-        move || (refresh.get(), query.with(TableQuery::to_query)),
-        |(_, q)| list_models(q),
-    );
-    let signals = RowSignals::new();
-    let render = move |page: TablePage<ModelView>| {
-        let query = tracked_table_query();
-        view! {
-            <PagedTable
-                page
-                signals=signals.clone()
-                query
-                class="data models"
-                noun="models"
-                one="model"
-                empty="The catalog is empty: no model has been added."
-            />
-        }
-    };
     view! {
         <Title text="Models" />
         <h1>"Models"</h1>
-        <Live resource=models render />
+        <LiveTable
+            fetch=list_models
+            class="data models"
+            noun="models"
+            one="model"
+            empty="The catalog is empty: no model has been added."
+        />
     }
 }
 

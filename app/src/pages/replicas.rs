@@ -6,10 +6,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
 use crate::admin_api::types::ReplicaView;
-use crate::components::{
-    Column, Live, PagedTable, RowNote, RowSignals, SortKey, TablePage, TableQuery, TableRow,
-    refresh_ticker, tracked_table_query, use_table_query,
-};
+use crate::components::{Column, LiveTable, RowNote, SortKey, TableRow};
 use crate::format;
 use crate::joins::has_error;
 use crate::server_fns::cluster::list_replicas;
@@ -19,27 +16,6 @@ use crate::urls;
 pub fn ReplicasPage() -> impl IntoView {
     let params = use_query_map();
     let model = Memo::new(move |_| params.with(|p| p.get("model").unwrap_or_default()));
-    let refresh = refresh_ticker();
-    let query = use_table_query();
-    let replicas = Resource::new(
-        move || (refresh.get(), query.with(TableQuery::to_query)),
-        |(_, q)| list_replicas(q),
-    );
-    let signals = RowSignals::new();
-    let render = move |page: TablePage<ReplicaView>| {
-        let query = tracked_table_query();
-        view! {
-            <PagedTable
-                page
-                signals=signals.clone()
-                query
-                class="data replicas"
-                noun="replicas"
-                one="replica"
-                empty="No replicas are running."
-            />
-        }
-    };
     view! {
         <Title text="Replicas" />
         <h1>
@@ -50,7 +26,13 @@ pub fn ReplicasPage() -> impl IntoView {
                     .then(|| view! { " of " <a href=urls::placement(&m)>{m.clone()}</a> })
             }}
         </h1>
-        <Live resource=replicas render />
+        <LiveTable
+            fetch=list_replicas
+            class="data replicas"
+            noun="replicas"
+            one="replica"
+            empty="No replicas are running."
+        />
     }
 }
 

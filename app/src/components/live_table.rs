@@ -1,0 +1,43 @@
+//! A list the server pages for the URL's view, read again whenever the
+//! server says the lists moved, and shown as one table.
+
+use std::future::Future;
+
+use leptos::prelude::*;
+
+use super::columns::TableRow;
+use super::data_table::{PagedTable, RowSignals};
+use super::live::{Live, refresh_ticker};
+use super::table::{TablePage, TableQuery, tracked_table_query, use_table_query};
+use crate::error::ConsoleError;
+
+/// `fetch` is the list's server function, given the URL's table query.
+#[component]
+pub fn LiveTable<T, F, Fut>(
+    fetch: F,
+    class: &'static str,
+    /// "models", for the count.
+    noun: &'static str,
+    /// "model", for "No model matches this filter."
+    one: &'static str,
+    /// What an empty list means, in a sentence.
+    empty: &'static str,
+) -> impl IntoView
+where
+    T: TableRow + serde::Serialize + serde::de::DeserializeOwned,
+    F: Fn(String) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<TablePage<T>, ConsoleError>> + Send + 'static,
+{
+    let refresh = refresh_ticker();
+    let query = use_table_query();
+    let resource = Resource::new(
+        move || (refresh.get(), query.with(TableQuery::to_query)),
+        move |(_, q)| fetch(q),
+    );
+    let signals = RowSignals::new();
+    let render = move |page: TablePage<T>| {
+        let query = tracked_table_query();
+        view! { <PagedTable page signals=signals.clone() query class noun one empty /> }
+    };
+    view! { <Live resource render /> }
+}
