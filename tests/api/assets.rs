@@ -100,12 +100,7 @@ async fn the_page_names_its_code_by_the_build_which_is_kept_for_good() {
         let named = format!("/pkg/{build}/{file}");
         assert!(html.contains(&named), "the page names {named}");
         let response = app.get(&named).await;
-        assert_eq!(response.status(), 200, "{named}");
-        assert_eq!(
-            response.headers()["cache-control"],
-            "public, max-age=31536000, immutable",
-            "{named}"
-        );
+        assert_kept_for_good(&response, &named);
         // Without the build, or under another one, the name may mean other
         // bytes: served, but revalidated.
         for other in [format!("/pkg/{file}"), format!("/pkg/0123abcd/{file}")] {
@@ -147,15 +142,10 @@ async fn each_pages_chunk_of_code_is_served_under_the_build_too() {
     for chunk in chunks {
         let named = format!("{base}{chunk}");
         let response = app.get(&named).await;
-        assert_eq!(response.status(), 200, "{named}");
+        assert_kept_for_good(&response, &named);
         assert_eq!(
             response.headers()["content-type"],
             "application/wasm",
-            "{named}"
-        );
-        assert_eq!(
-            response.headers()["cache-control"],
-            "public, max-age=31536000, immutable",
             "{named}"
         );
     }
@@ -165,4 +155,14 @@ async fn each_pages_chunk_of_code_is_served_under_the_build_too() {
 fn quoted_after<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
     let start = text.find(prefix)? + prefix.len();
     text[start..].split('"').next()
+}
+
+/// Served, and cached by the browser for a year without asking again.
+fn assert_kept_for_good(response: &reqwest::Response, named: &str) {
+    assert_eq!(response.status(), 200, "{named}");
+    assert_eq!(
+        response.headers()["cache-control"],
+        "public, max-age=31536000, immutable",
+        "{named}"
+    );
 }

@@ -33,13 +33,13 @@ impl TableRow for NodeView {
             format::memory(n.memory_gb).into_any()
         })
         .class("num")
-        .sort(|n| known(n.memory_gb > 0, n.memory_gb)),
+        .sort(|n| SortKey::num_if(n.memory_gb > 0, n.memory_gb)),
         Column::<Self>::new("disk", "Disk", |n| {
             format::disk(n.disk_free_gb, n.disk_total_gb).into_any()
         })
         .title("free / total in the model directories")
         .class("num")
-        .sort(|n| known(n.disk_total_gb > 0, n.disk_free_gb)),
+        .sort(|n| SortKey::num_if(n.disk_total_gb > 0, n.disk_free_gb)),
         Column::<Self>::new("classes", "Classes", |n| {
             format::list_or_dash(&n.classes).into_any()
         })
@@ -101,16 +101,6 @@ impl TableRow for NodeView {
                 ),
             })
             .collect()
-    }
-}
-
-/// A figure that sorts as a number when it is known, after every known one
-/// when it is not.
-fn known(is_known: bool, n: i64) -> SortKey {
-    if is_known {
-        SortKey::Num(n)
-    } else {
-        SortKey::Unknown
     }
 }
 

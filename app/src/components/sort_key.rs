@@ -12,6 +12,14 @@ pub enum SortKey {
     Unknown,
 }
 
+impl SortKey {
+    /// A figure that sorts as a number when it is known, after every known
+    /// one when it is not (shown as a dash).
+    pub fn num_if(known: bool, n: i64) -> Self {
+        if known { Self::Num(n) } else { Self::Unknown }
+    }
+}
+
 impl PartialOrd for SortKey {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))

@@ -155,24 +155,19 @@ impl TableQuery {
     /// The rows that pass the filter, in the order the URL says. Each row's
     /// text and sort key is worked out once, and not at all when there is no
     /// filter or no sort.
-    fn select<'a, T, K: Ord>(
-        &self,
-        rows: impl Iterator<Item = &'a T>,
-        text: impl Fn(&T) -> String,
-        key: impl Fn(&T, &str) -> K,
-    ) -> Vec<&'a T> {
+    fn select<'a, T: TableRow>(&self, rows: impl Iterator<Item = &'a T>) -> Vec<&'a T> {
         let words = self.words();
         let mut rows: Vec<&T> = if words.is_empty() {
             rows.collect()
         } else {
-            rows.filter(|r| has_every(&words, &text(r))).collect()
+            rows.filter(|r| has_every(&words, &r.text())).collect()
         };
         if let Some(column) = &self.sort {
             // Stable either way: rows that tie keep the list's order.
             if self.desc {
-                rows.sort_by_cached_key(|r| Reverse(key(r, column)));
+                rows.sort_by_cached_key(|r| Reverse(r.sort_key(column)));
             } else {
-                rows.sort_by_cached_key(|r| key(r, column));
+                rows.sort_by_cached_key(|r| r.sort_key(column));
             }
         }
         rows
@@ -181,10 +176,7 @@ impl TableQuery {
     /// Filters and sorts `rows`, the way the URL says, all on one page (for
     /// the short lists of one node or one model).
     pub fn apply<T: TableRow>(&self, rows: Vec<T>) -> Vec<T> {
-        self.select(rows.iter(), T::text, T::sort_key)
-            .into_iter()
-            .cloned()
-            .collect()
+        self.select(rows.iter()).into_iter().cloned().collect()
     }
 
     /// The page of `rows` this view shows, after the facets (`rest`), the
@@ -193,7 +185,7 @@ impl TableQuery {
         let faceted = rows
             .iter()
             .filter(|r| self.rest.iter().all(|(k, v)| r.passes(k, v)));
-        let picked = self.select(faceted, T::text, T::sort_key);
+        let picked = self.select(faceted);
         let pages = picked.len().div_ceil(PAGE_ROWS).max(1);
         let page = self.page.min(pages - 1);
         let first = page * PAGE_ROWS;

@@ -95,13 +95,7 @@ impl TableRow for ReplicaView {
         Column::<Self>::new("idle", "Idle", |r| format::duration(r.idle_sec).into_any())
             .title("since last use; a dash when nothing has reported use yet")
             .class("num")
-            .sort(|r| {
-                if r.idle_sec >= 0 {
-                    SortKey::Num(r.idle_sec)
-                } else {
-                    SortKey::Unknown
-                }
-            }),
+            .sort(|r| SortKey::num_if(r.idle_sec >= 0, r.idle_sec)),
         Column::<Self>::new("endpoint", "Endpoint", |r| {
             format::or_dash(&r.endpoint).into_any()
         })

@@ -57,13 +57,7 @@ impl TableRow for OrphanView {
             .sort(|o| SortKey::Num(o.paths.len() as i64)),
         Column::<Self>::new("bytes", "Would free", |o| file_size(o.bytes).into_any())
             .class("num")
-            .sort(|o| {
-                if o.bytes > 0 {
-                    SortKey::Num(o.bytes)
-                } else {
-                    SortKey::Unknown
-                }
-            }),
+            .sort(|o| SortKey::num_if(o.bytes > 0, o.bytes)),
         Column::<Self>::new("paths", "Paths", |o| {
             view! {
                 <ul>{o.paths.iter().map(|p| view! { <li><code>{p.clone()}</code></li> }).collect_view()}</ul>
