@@ -52,6 +52,9 @@ impl ConsoleState {
         let mut ui = self.console.ui.clone();
         ui.actor = self.console.actor().to_string();
         ui.theme = Theme::of_request();
+        // Read before the page reads any list, so the page's data is at
+        // least as recent as this heartbeat.
+        ui.rendered_at = self.console.changes.current();
         provide_context(ui);
     }
 }

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::heartbeat::Heartbeat;
 use crate::theme::Theme;
 
 pub const META_NAME: &str = "llmgw-console-ui";
@@ -30,6 +31,10 @@ pub struct UiSettings {
     /// The viewer's theme, from their cookie. Set per request.
     #[serde(default)]
     pub theme: Theme,
+    /// The change feed's heartbeat when this page was rendered; its data is
+    /// at least that recent. Set per request.
+    #[serde(default)]
+    pub rendered_at: Option<Heartbeat>,
 }
 
 impl Default for UiSettings {
@@ -41,6 +46,7 @@ impl Default for UiSettings {
             actor: String::new(),
             build: String::new(),
             theme: Theme::default(),
+            rendered_at: None,
         }
     }
 }

@@ -64,6 +64,16 @@ impl Listener {
     }
 }
 
+async fn cordon_through_console(app: &TestApp, node: &str) {
+    let answer = app
+        .server_fn(
+            "set_node_state",
+            &[("node", node), ("state", "cordoned"), ("confirm", "yes")],
+        )
+        .await;
+    assert_eq!(answer.status(), 200);
+}
+
 #[tokio::test]
 async fn a_listener_hears_each_period_and_a_change_at_once() {
     let app = TestApp::spawn().await;
@@ -97,13 +107,7 @@ async fn a_listener_hears_each_period_and_a_change_at_once() {
         .collect();
     let node = ready[0].clone();
     let started = Instant::now();
-    let answer = app
-        .server_fn(
-            "set_node_state",
-            &[("node", &node), ("state", "cordoned"), ("confirm", "yes")],
-        )
-        .await;
-    assert_eq!(answer.status(), 200);
+    cordon_through_console(&app, &node).await;
     loop {
         let beat = feed
             .next(Duration::from_secs(3))
@@ -201,4 +205,49 @@ async fn an_open_page_does_not_hold_a_shutdown_up() {
         None,
         "the stream ended"
     );
+}
+
+/// The heartbeat a page was rendered at, as its settings tag says.
+async fn rendered_at(app: &TestApp, path: &str) -> Option<Heartbeat> {
+    let html = app.page(path).await;
+    let page = crate::html::Page::parse(&html);
+    let tag = page.one(&format!("meta[name='{}']", app::ui_settings::META_NAME));
+    let settings: app::ui_settings::UiSettings =
+        serde_json::from_str(tag.value().attr("content").expect("content")).expect("settings");
+    settings.rendered_at
+}
+
+#[tokio::test]
+async fn a_page_says_which_heartbeat_its_data_is_as_recent_as() {
+    let app = TestApp::spawn().await;
+    // Nothing polled yet: the page cannot say, and its first heartbeat
+    // will be news.
+    assert_eq!(rendered_at(&app, "/nodes").await, None);
+    let mut feed = Listener::open(&app.console).await;
+    let first = feed
+        .next(Duration::from_secs(3))
+        .await
+        .expect("a heartbeat");
+    // Once it can, a tab hears that same heartbeat first and reads nothing
+    // again on opening its stream.
+    assert_eq!(rendered_at(&app, "/nodes").await, Some(first));
+    let node = app
+        .lists()
+        .nodes
+        .iter()
+        .find(|n| n.state == NodeState::Ready)
+        .expect("a ready node")
+        .id
+        .clone();
+    cordon_through_console(&app, &node).await;
+    let news = loop {
+        let beat = feed
+            .next(Duration::from_secs(3))
+            .await
+            .expect("a heartbeat");
+        if beat != first {
+            break beat;
+        }
+    };
+    assert_eq!(rendered_at(&app, "/nodes").await, Some(news));
 }

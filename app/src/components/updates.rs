@@ -65,16 +65,21 @@ mod in_browser {
     type Shared = Rc<RefCell<Feed>>;
 
     pub fn follow(set_tick: WriteSignal<u64>, set_heard_at: WriteSignal<Option<f64>>) {
+        let settings = UiSettings::current();
         let feed: Shared = Rc::new(RefCell::new(Feed {
             source: None,
             handlers: Vec::new(),
             last: None,
-            period: UiSettings::current().refresh_period(),
+            period: settings.refresh_period(),
             set_tick,
             set_heard_at,
         }));
         if page_is_visible() {
             open(&feed);
+            // The page on screen was rendered at this heartbeat: hearing it
+            // again first is no news, and the page does not read everything
+            // again the moment it hydrates.
+            feed.borrow_mut().last = settings.rendered_at;
         }
         // A hidden tab lets go of its stream: it would keep the console
         // polling for nobody, and browsers allow few connections per site.
@@ -146,7 +151,7 @@ mod in_browser {
             (news, f.set_tick, f.set_heard_at)
         };
         set_heard_at.set(Some(js_sys::Date::now()));
-        // The first heartbeat after (re)connecting is news too: the page
+        // After a reconnection the first heartbeat is news too: the page
         // cannot know what it missed.
         if news {
             set_tick.update(|t| *t += 1);

@@ -72,6 +72,15 @@ impl ChangeFeed {
         self.listener.notify_one();
     }
 
+    /// What a listener that opens now hears first: the last poll's
+    /// heartbeat, if any poll has run.
+    pub fn current(&self) -> Option<Heartbeat> {
+        match *self.beats.borrow() {
+            Beat::Pulse(heartbeat) => Some(heartbeat),
+            Beat::Quiet | Beat::Closed => None,
+        }
+    }
+
     /// Listeners right now.
     pub fn listeners(&self) -> usize {
         self.beats.receiver_count()
