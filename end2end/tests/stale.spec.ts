@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { BIN, expect, freePort, hydrated, test, waitFor, waitForHydration } from './support';
+import { BIN, expect, freePort, hydrated, recordHeartbeats, test, waitFor, waitForHeartbeats, waitForHydration } from './support';
 
 // Its own simulator and console, so that stopping the simulator disturbs
 // no other test.
@@ -25,9 +25,13 @@ test('when the admin API goes away the last data stays, marked stale, and recove
   await waitFor(`http://127.0.0.1:${SIM}/api/v1/nodes`);
   await waitFor(`http://127.0.0.1:${CONSOLE}/healthz`);
 
+  await recordHeartbeats(page);
   await page.goto(`http://127.0.0.1:${CONSOLE}/nodes`);
   await waitForHydration(page);
   await expect(page.locator('.live-status')).toContainText('updated');
+  // The first heartbeat says the admin API answered; from then on a failed
+  // poll is news.
+  await waitForHeartbeats(page);
   const first = await page.locator('tbody tr[data-node]').first().getAttribute('data-node');
 
   simulator.kill();

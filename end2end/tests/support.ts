@@ -110,6 +110,28 @@ export async function waitForHydration(page: Page) {
   await page.waitForFunction(() => document.documentElement.hasAttribute('data-hydrated'));
 }
 
+/** Makes the page keep every heartbeat its change stream brings, in order,
+ * in `window.heard` (call before `goto`). */
+export async function recordHeartbeats(page: Page) {
+  await page.addInitScript(() => {
+    const w = window as any;
+    w.heard = [];
+    const Real = window.EventSource;
+    w.EventSource = class extends Real {
+      constructor(url: string | URL, init?: EventSourceInit) {
+        super(url, init);
+        this.addEventListener('message', (e) => w.heard.push(JSON.parse((e as MessageEvent).data)));
+      }
+    };
+  });
+}
+
+/** Waits until the page's stream has brought `count` heartbeats: before
+ * that, the page cannot tell that its console or admin API went away. */
+export async function waitForHeartbeats(page: Page, count = 1) {
+  await page.waitForFunction((n) => (window as any).heard.length >= n, count, { timeout: 10_000 });
+}
+
 export function nodeRow(page: Page, node: string) {
   return page.locator(`tr[data-node="${node}"]`);
 }

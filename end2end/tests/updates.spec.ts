@@ -1,4 +1,4 @@
-import { cell, cluster, expect, hydrated, nodeRow, setNodeStateInSimulator, test, waitForHydration } from './support';
+import { cell, cluster, expect, hydrated, nodeRow, recordHeartbeats, setNodeStateInSimulator, test, waitForHeartbeats, waitForHydration } from './support';
 
 test.beforeEach(({}, testInfo) => {
   test.skip(!hydrated(testInfo), 'only a running page listens for changes');
@@ -30,18 +30,7 @@ test('a still cluster costs an open page no request; a change is pushed to it', 
 });
 
 test('a page reads nothing again on opening its stream when nothing changed since its render', async ({ page }) => {
-  // Every heartbeat the tab hears, in order.
-  await page.addInitScript(() => {
-    const w = window as any;
-    w.heard = [];
-    const Real = window.EventSource;
-    w.EventSource = class extends Real {
-      constructor(url: string | URL, init?: EventSourceInit) {
-        super(url, init);
-        this.addEventListener('message', (e) => w.heard.push(JSON.parse((e as MessageEvent).data)));
-      }
-    };
-  });
+  await recordHeartbeats(page);
   const reads: string[] = [];
   page.on('request', (r) => {
     const path = new URL(r.url()).pathname;
@@ -53,7 +42,7 @@ test('a page reads nothing again on opening its stream when nothing changed sinc
   for (let attempt = 0; attempt < 3; attempt++) {
     await page.goto('/nodes');
     await waitForHydration(page);
-    await page.waitForFunction(() => (window as any).heard.length >= 2, null, { timeout: 10_000 });
+    await waitForHeartbeats(page, 2);
     const [first, second] = await page.evaluate(() => (window as any).heard);
     const settings = JSON.parse((await page.locator('meta[name="llmgw-console-ui"]').getAttribute('content'))!);
     if (attempt > 0) expect(settings.rendered_at, 'a console with a listener says its heartbeat').not.toBeNull();

@@ -1,4 +1,4 @@
-import { expect, freePort, hydrated, startOwn as start, stopOwn, test, waitFor, waitForHydration } from './support';
+import { expect, freePort, hydrated, recordHeartbeats, startOwn as start, stopOwn, test, waitFor, waitForHeartbeats, waitForHydration } from './support';
 import type { Page } from '@playwright/test';
 
 // Tests that stop servers start their own simulator and console, so that
@@ -94,8 +94,11 @@ test('the wall keeps its data with a stale banner while the admin API is down, a
 test('the wall recovers by itself when the console restarts, and reloads once for a new build', async ({ page }, testInfo) => {
   test.skip(!hydrated(testInfo), 'without JavaScript the page does not refresh itself');
   const c = await ownCluster('build-a');
+  await recordHeartbeats(page);
   await page.goto(`${c.url}/wall`);
   await waitForHydration(page);
+  // A stream that never brought a heartbeat is not known to be lost.
+  await waitForHeartbeats(page);
   await page.evaluate(() => ((window as any).sameDocument = true));
 
   // The same build comes back: the page carries on without a reload.
@@ -110,7 +113,9 @@ test('the wall recovers by itself when the console restarts, and reloads once fo
   again.kill();
   await expect(page.locator('.live-status')).toContainText('stale', { timeout: 10_000 });
   await c.restartConsole('build-b');
-  await expect.poll(() => page.evaluate(() => (window as any).sameDocument ?? 'reloaded'), { timeout: 15_000 }).toBe('reloaded');
+  // Asked while the reload is under way, the page has no context to answer.
+  const reloaded = () => page.evaluate(() => (window as any).sameDocument ?? 'reloaded').catch(() => 'reloading');
+  await expect.poll(reloaded, { timeout: 15_000 }).toBe('reloaded');
   const meta = page.locator('meta[name="llmgw-console-ui"]');
   await expect(meta).toHaveAttribute('content', /"build":"build-b"/);
   await waitForHydration(page);

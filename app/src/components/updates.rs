@@ -159,7 +159,7 @@ mod in_browser {
     }
 
     /// The stream broke: the console restarted, or the network went. The
-    /// page reads once, so that what failed is shown as stale; the browser
+    /// page reads, so that what failed is shown as stale; the browser
     /// reconnects by itself unless the server answered something other than
     /// a stream, and then it is tried again a period later.
     fn lost(feed: &Shared) {
@@ -173,6 +173,22 @@ mod in_browser {
         };
         if was_following {
             set_tick.update(|t| *t += 1);
+            // A console on its way down ends the stream first and may still
+            // answer that read. If no heartbeat has come a period later,
+            // read once more, so that a console that is gone shows as gone.
+            let feed = feed.clone();
+            set_timeout(
+                move || {
+                    let (silent, set_tick) = {
+                        let f = feed.borrow();
+                        (f.source.is_some() && f.last.is_none(), f.set_tick)
+                    };
+                    if silent {
+                        set_tick.update(|t| *t += 1);
+                    }
+                },
+                period,
+            );
         }
         if closed {
             let feed = feed.clone();
