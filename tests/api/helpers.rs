@@ -238,6 +238,17 @@ impl TestApp {
             .await
             .expect("console answers")
     }
+
+    /// Cordons `node` through the console, as a confirmed click does.
+    pub async fn cordon(&self, node: &str) {
+        let answer = self
+            .server_fn(
+                "set_node_state",
+                &[("node", node), ("state", "cordoned"), ("confirm", "yes")],
+            )
+            .await;
+        assert_eq!(answer.status(), 200);
+    }
 }
 
 pub fn http() -> reqwest::Client {

@@ -166,13 +166,7 @@ async fn node_pages_share_one_rejection_index_for_longer_than_a_period() {
     let _ = app.parsed(&app::urls::node(&lists.nodes[1].id)).await;
     assert_eq!(explain_calls(&app), built, "the index is shared still");
     // A change made through the console builds it again at once.
-    let answer = app
-        .server_fn(
-            "set_node_state",
-            &[("node", node), ("state", "cordoned"), ("confirm", "yes")],
-        )
-        .await;
-    assert_eq!(answer.status(), 200);
+    app.cordon(node).await;
     let _ = app.parsed(&app::urls::node(node)).await;
     assert_eq!(explain_calls(&app), 2 * built, "built again after a change");
 }

@@ -64,16 +64,6 @@ impl Listener {
     }
 }
 
-async fn cordon_through_console(app: &TestApp, node: &str) {
-    let answer = app
-        .server_fn(
-            "set_node_state",
-            &[("node", node), ("state", "cordoned"), ("confirm", "yes")],
-        )
-        .await;
-    assert_eq!(answer.status(), 200);
-}
-
 #[tokio::test]
 async fn a_listener_hears_each_period_and_a_change_at_once() {
     let app = TestApp::spawn().await;
@@ -107,7 +97,7 @@ async fn a_listener_hears_each_period_and_a_change_at_once() {
         .collect();
     let node = ready[0].clone();
     let started = Instant::now();
-    cordon_through_console(&app, &node).await;
+    app.cordon(&node).await;
     loop {
         let beat = feed
             .next(Duration::from_secs(3))
@@ -239,7 +229,7 @@ async fn a_page_says_which_heartbeat_its_data_is_as_recent_as() {
         .expect("a ready node")
         .id
         .clone();
-    cordon_through_console(&app, &node).await;
+    app.cordon(&node).await;
     let news = loop {
         let beat = feed
             .next(Duration::from_secs(3))
