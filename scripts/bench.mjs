@@ -1,7 +1,7 @@
 // The console's figures beside their budgets (issue: fast at any size and
 // any number of viewers). Run by `make bench`; each part alone with
 // `node scripts/bench.mjs PART` (sizes, pages, viewers, latency, memory,
-// browser).
+// browser, tab).
 // It starts its own simulated admin APIs and consoles from the release
 // binary on free ports, and stops them when done. Node is what the
 // end-to-end suite already installs; nothing else is needed.
@@ -336,7 +336,74 @@ async function browser() {
   }
 }
 
-const PARTS = { sizes, pages, viewers, latency, memory, browser };
+/** A tab left open: headless Chromium on a page while a node of the demo
+ * cluster changes state every 0.1 s and the console refreshes as often, so
+ * that each update is a pushed change. The JS heap (after a forced garbage
+ * collection) and the WASM linear memory after the 1,000th update, against
+ * after the 100th. WASM memory only grows, by 64 KiB pages: one page more
+ * is already 5 % of a tab's, so the budget means none. */
+async function tab() {
+  const chrome = await launchChromium();
+  try {
+    for (const path of ['/wall', '/nodes']) {
+      const sim = await simulator(0);
+      const { url } = await consoleFor(sim, ['--refresh-seconds', '0.1']);
+      const nodes = JSON.parse(await getText(`${sim}/api/v1/nodes`));
+      const page = await chrome.newPage();
+      // Counted in the page: a listener in this script would make DevTools
+      // keep every response, and the heap would grow by the bench's doing.
+      await page.addInitScript(() => {
+        window.__updates = 0;
+        new PerformanceObserver((list) => {
+          window.__updates += list.getEntries().filter((e) => /\/api\/(read_wall|list_nodes)$/.test(e.name)).length;
+        }).observe({ type: 'resource' });
+      });
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Performance.enable');
+      const heap = async () => {
+        await cdp.send('HeapProfiler.collectGarbage');
+        return (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'JSHeapUsedSize').value;
+      };
+      // Initialising the page's module again hands back the running
+      // instance's exports, its memory among them.
+      const wasm = () =>
+        page.evaluate(async () => {
+          const mod = await import(document.querySelector('link[rel="modulepreload"]').getAttribute('href'));
+          return (await mod.default()).memory.buffer.byteLength;
+        });
+      let flips = 0;
+      const changing = setInterval(() => {
+        const node = nodes[Math.floor(flips / 2) % nodes.length].id;
+        const state = flips++ % 2 ? 'ready' : 'cordoned';
+        request(`${sim}/api/v1/nodes/${encodeURIComponent(node)}/state`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-llmgw-actor': 'bench' },
+          body: JSON.stringify({ state }),
+        }).catch(() => {});
+      }, 100);
+      try {
+        await page.goto(`${url}${path}`);
+        const until = (n) => page.waitForFunction((n) => window.__updates >= n, n, { timeout: 600_000, polling: 500 });
+        await until(100);
+        const [heap0, wasm0] = [await heap(), await wasm()];
+        await until(1000);
+        const [heap1, wasm1] = [await heap(), await wasm()];
+        const pct = (a, b) => (b - a) / a;
+        const show = (g) => `${g >= 0 ? '+' : ''}${(g * 100).toFixed(1)} %`;
+        report(`JS heap of a ${path} tab, 100th to 1,000th update`, `${show(pct(heap0, heap1))}`, '< 5 %', pct(heap0, heap1) < 0.05);
+        report(`WASM memory of a ${path} tab, 100th to 1,000th update`, `${show(pct(wasm0, wasm1))} (${wasm1} B)`, '< 5 %', pct(wasm0, wasm1) < 0.05);
+      } finally {
+        clearInterval(changing);
+        await page.close();
+        stopAll();
+      }
+    }
+  } finally {
+    await chrome.close();
+  }
+}
+
+const PARTS = { sizes, pages, viewers, latency, memory, browser, tab };
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 process.on('exit', stopAll);
 for (const name of chosen.length ? chosen : Object.keys(PARTS)) {

@@ -124,10 +124,18 @@ where
                 {status}
             </p>
             <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
+                // Read, not awaited in a `Suspend`: a `Suspend` subscribes an
+                // observer of its own to what it awaits and never unsubscribes
+                // it, and a resource keeps every subscriber it was given. A
+                // view that renders again on every update then kept 60 bytes
+                // per update for the tab's life. Read here, the resource (and
+                // anything `render` reads) subscribes this closure's effect,
+                // which lets go of it on each run. `make lint` refuses
+                // `Suspend::new` for this reason.
                 {move || {
-                    let render = render.clone();
-                    Suspend::new(async move {
-                        match resource.await {
+                    resource
+                        .get()
+                        .map(|outcome| match outcome {
                             Ok(data) => {
                                 last_good.set_value(Some(data.clone()));
                                 EitherOf3::A(render(data))
@@ -144,8 +152,7 @@ where
                                 }),
                                 None => EitherOf3::C(view! { <ErrorPanel error /> }),
                             },
-                        }
-                    })
+                        })
                 }}
             </Transition>
         </div>

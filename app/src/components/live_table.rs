@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use super::columns::TableRow;
 use super::data_table::{PagedTable, RowSignals};
 use super::live::{Live, refresh_ticker};
-use super::table::{TablePage, TableQuery, tracked_table_query, use_table_query};
+use super::table::{TablePage, TableQuery, table_query_for_render, use_table_query};
 use crate::error::ConsoleError;
 
 /// `fetch` is the list's server function, given the URL's table query.
@@ -36,7 +36,7 @@ where
     );
     let signals = RowSignals::new();
     let render = move |page: TablePage<T>| {
-        let query = tracked_table_query();
+        let query = table_query_for_render(query);
         view! { <PagedTable page signals=signals.clone() query class noun one empty /> }
     };
     view! { <Live resource render /> }

@@ -38,7 +38,7 @@ pub use shortcuts::Shortcuts;
 pub use sort_key::SortKey;
 pub use tab_pulse::TabPulse;
 pub use table::{
-    FilterBar, FilteredTable, SortHeader, TablePage, TableQuery, tracked_table_query,
+    FilterBar, FilteredTable, SortHeader, TablePage, TableQuery, table_query_for_render,
     use_table_query,
 };
 pub use updates::{Updates, provide_updates};

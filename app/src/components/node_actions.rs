@@ -114,11 +114,9 @@ fn NodeActionConfirm(state: TargetState, node: String) -> impl IntoView {
                 .then(|| {
                     view! {
                         <Suspense fallback=|| view! { <p class="loading">"Working out what would move…"</p> }>
-                            {move || Suspend::new(async move {
-                                match preview.await {
-                                    Ok(report) => view! { <DrainPreviewView report /> }.into_any(),
-                                    Err(error) => view! { <ErrorPanel error /> }.into_any(),
-                                }
+                            {move || preview.get().map(|outcome| match outcome {
+                                Ok(report) => view! { <DrainPreviewView report /> }.into_any(),
+                                Err(error) => view! { <ErrorPanel error /> }.into_any(),
                             })}
                         </Suspense>
                     }

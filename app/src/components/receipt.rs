@@ -22,12 +22,12 @@ pub fn ReceiptBanner() -> impl IntoView {
     );
     view! {
         <Suspense>
-            {move || Suspend::new(async move {
-                match receipt.await {
-                    Ok(Some(r)) => view! { <ReceiptView receipt=r /> }.into_any(),
-                    _ => ().into_any(),
-                }
-            })}
+            {move || {
+                receipt
+                    .get()
+                    .and_then(|outcome| outcome.ok().flatten())
+                    .map(|r| view! { <ReceiptView receipt=r /> })
+            }}
         </Suspense>
     }
 }

@@ -8,7 +8,8 @@ use leptos_router::hooks::use_params_map;
 use crate::admin_api::types::ReplicaView;
 use crate::components::{
     Column, DataTable, FilterBar, FixHints, Live, NodeActionDialog, NodeActions, ReceiptBanner,
-    RowSignals, SortKey, StateBadge, TableQuery, TableRow, refresh_ticker, tracked_table_query,
+    RowSignals, SortKey, StateBadge, TableQuery, TableRow, refresh_ticker, table_query_for_render,
+    use_table_query,
 };
 use crate::fixes::Fix;
 use crate::format;
@@ -27,6 +28,7 @@ pub fn NodePage() -> impl IntoView {
         |(id, _)| inspect_node(id),
     );
     let tables = Tables::default();
+    let query = use_table_query();
     view! {
         <Title text=move || id.get() />
         <p class="crumbs"><a href="/nodes">"Nodes"</a> " / "</p>
@@ -35,13 +37,18 @@ pub fn NodePage() -> impl IntoView {
         <NodeActionDialog />
         <Live
             resource=report
-            render=move |r: NodeReport| render_report(id.get_untracked(), r, tables.clone())
+            render=move |r: NodeReport| render_report(id.get_untracked(), r, query, tables.clone())
         />
     }
 }
 
-fn render_report(id: String, report: NodeReport, tables: Tables) -> impl IntoView {
-    let query = tracked_table_query();
+fn render_report(
+    id: String,
+    report: NodeReport,
+    query: Memo<TableQuery>,
+    tables: Tables,
+) -> impl IntoView {
+    let query = table_query_for_render(query);
     view! { <Report id report query tables /> }
 }
 

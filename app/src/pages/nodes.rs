@@ -7,7 +7,7 @@ use leptos_meta::Title;
 use crate::admin_api::types::NodeView;
 use crate::components::{
     Live, NodeActionDialog, NodesTable, ReceiptBanner, RowSignals, TablePage, TableQuery,
-    refresh_ticker, tracked_table_query, use_table_query,
+    refresh_ticker, table_query_for_render, use_table_query,
 };
 use crate::server_fns::nodes::list_nodes;
 
@@ -25,11 +25,15 @@ pub fn NodesPage() -> impl IntoView {
         <h1>"Nodes"</h1>
         <ReceiptBanner />
         <NodeActionDialog />
-        <Live resource=nodes render=move |page| render_nodes(page, signals.clone()) />
+        <Live resource=nodes render=move |page| render_nodes(page, query, signals.clone()) />
     }
 }
 
-fn render_nodes(page: TablePage<NodeView>, signals: RowSignals<NodeView>) -> impl IntoView {
-    let query = tracked_table_query();
+fn render_nodes(
+    page: TablePage<NodeView>,
+    query: Memo<TableQuery>,
+    signals: RowSignals<NodeView>,
+) -> impl IntoView {
+    let query = table_query_for_render(query);
     view! { <NodesTable page query signals /> }
 }

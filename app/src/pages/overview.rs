@@ -6,7 +6,7 @@ use leptos_meta::Title;
 use crate::admin_api::types::{NodeState, NodeView};
 use crate::components::{
     Live, NodeActionDialog, NodesTable, ReceiptBanner, RowSignals, StatusBadge, TableQuery,
-    refresh_ticker, tracked_table_query, use_table_query,
+    refresh_ticker, table_query_for_render, use_table_query,
 };
 use crate::format::{self, ModelStatus, file_size};
 use crate::server_fns::cluster::{OverviewReport, cluster_overview};
@@ -26,12 +26,16 @@ pub fn OverviewPage() -> impl IntoView {
         <h1>"Cluster overview"</h1>
         <ReceiptBanner />
         <NodeActionDialog />
-        <Live resource=snapshot render=move |report| render_overview(report, signals.clone()) />
+        <Live resource=snapshot render=move |report| render_overview(report, query, signals.clone()) />
     }
 }
 
-fn render_overview(report: OverviewReport, signals: RowSignals<NodeView>) -> impl IntoView {
-    let query = tracked_table_query();
+fn render_overview(
+    report: OverviewReport,
+    query: Memo<TableQuery>,
+    signals: RowSignals<NodeView>,
+) -> impl IntoView {
+    let query = table_query_for_render(query);
     let OverviewReport { figures: o, nodes } = report;
     view! {
         <div class="cards">

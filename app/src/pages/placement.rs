@@ -11,7 +11,7 @@ use crate::admin_api::types::{NodeView, Rejection};
 use crate::components::{
     Column, DataTable, FilterBar, FixHints, Live, NotFound, OutlookBanner, ReceiptBanner,
     RowSignals, SortKey, StateBadge, StatusBadge, TableQuery, TableRow, refresh_ticker,
-    tracked_table_query,
+    table_query_for_render, use_table_query,
 };
 use crate::fixes::{Fix, Index, Outlook, Surroundings};
 use crate::format::{self, ModelStatus, Situation};
@@ -81,17 +81,22 @@ fn Placement(name: String) -> impl IntoView {
         )
     };
     let signals = RowSignals::new();
+    let query = use_table_query();
     view! {
         <Title text=format!("{name}: placement") />
         <p class="crumbs"><a href="/models">"Models"</a> " / "</p>
         <h1 class="id">{name.clone()}</h1>
         <ReceiptBanner />
-        <Live resource=report render=move |report| render_report(report, signals.clone()) />
+        <Live resource=report render=move |report| render_report(report, query, signals.clone()) />
     }
 }
 
-fn render_report(report: PlacementReport, signals: RowSignals<RejectionRow>) -> impl IntoView {
-    let query = tracked_table_query();
+fn render_report(
+    report: PlacementReport,
+    query: Memo<TableQuery>,
+    signals: RowSignals<RejectionRow>,
+) -> impl IntoView {
+    let query = table_query_for_render(query);
     view! { <Report report query signals /> }
 }
 

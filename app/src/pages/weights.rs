@@ -9,7 +9,8 @@ use leptos_router::hooks::use_query_map;
 use crate::admin_api::types::OrphanView;
 use crate::components::{
     ActionRefusal, Column, ConfirmDialog, CtlCommand, ErrorPanel, Live, PagedTable, ReceiptBanner,
-    RowSignals, SortKey, TableQuery, TableRow, refresh_ticker, tracked_table_query,
+    RowSignals, SortKey, TableQuery, TableRow, refresh_ticker, table_query_for_render,
+    use_table_query,
 };
 use crate::error::ConsoleError;
 use crate::format::{self, file_size};
@@ -24,6 +25,7 @@ pub fn WeightsPage() -> impl IntoView {
     let refresh = refresh_ticker();
     let orphans = Resource::new(move || refresh.get(), |_| list_orphans());
     let signals = RowSignals::new();
+    let query = use_table_query();
     view! {
         <Title text="Orphaned weights" />
         <h1>"Orphaned weights"</h1>
@@ -34,12 +36,16 @@ pub fn WeightsPage() -> impl IntoView {
         </p>
         <ReceiptBanner />
         <CollectDialog />
-        <Live resource=orphans render=move |orphans| render_orphans(orphans, signals.clone()) />
+        <Live resource=orphans render=move |orphans| render_orphans(orphans, query, signals.clone()) />
     }
 }
 
-fn render_orphans(orphans: Vec<OrphanView>, signals: RowSignals<OrphanView>) -> impl IntoView {
-    let query = tracked_table_query();
+fn render_orphans(
+    orphans: Vec<OrphanView>,
+    query: Memo<TableQuery>,
+    signals: RowSignals<OrphanView>,
+) -> impl IntoView {
+    let query = table_query_for_render(query);
     view! { <OrphanTable orphans signals query /> }
 }
 
@@ -186,20 +192,18 @@ fn CollectConfirm(node: String, token: String) -> impl IntoView {
             <Suspense fallback=|| view! { <p class="loading">"Listing exactly what would be asked for…"</p> }>
                 {move || {
                     let node = node.clone();
-                    Suspend::new(async move {
-                        match preview.await {
-                            Ok(p) if p.unchanged => view! { <CollectPreviewView preview=p /> }.into_any(),
-                            Ok(_) => view! {
-                                <ErrorPanel error=ConsoleError::ListChanged />
-                                <ReviewButton node label="Review it again".to_string() danger=false />
-                            }
-                            .into_any(),
-                            Err(error) => view! {
-                                <ErrorPanel error />
-                                <ReviewButton node label="Review it again".to_string() danger=false />
-                            }
-                            .into_any(),
+                    preview.get().map(|outcome| match outcome {
+                        Ok(p) if p.unchanged => view! { <CollectPreviewView preview=p /> }.into_any(),
+                        Ok(_) => view! {
+                            <ErrorPanel error=ConsoleError::ListChanged />
+                            <ReviewButton node label="Review it again".to_string() danger=false />
                         }
+                        .into_any(),
+                        Err(error) => view! {
+                            <ErrorPanel error />
+                            <ReviewButton node label="Review it again".to_string() danger=false />
+                        }
+                        .into_any(),
                     })
                 }}
             </Suspense>
