@@ -1,9 +1,12 @@
 //! What the server pushes to every open page, once a refresh period and at
-//! once after a change: which generation of the cluster's lists it holds, and
-//! whether the admin API answered. A page reads its data again only when
-//! either differs from the last it heard.
+//! once after a change: which generation of the cluster's lists it holds,
+//! whether the admin API answered, and the cluster's pulse for the tab's
+//! title and icon. A page reads its data again only when the heartbeat
+//! differs from the last it heard.
 
 use serde::{Deserialize, Serialize};
+
+use crate::wall::Pulse;
 
 /// Where pages subscribe (server-sent events).
 pub const PATH: &str = "/updates";
@@ -15,4 +18,8 @@ pub struct Heartbeat {
     pub generation: u64,
     /// Whether every list answered on the last poll.
     pub ok: bool,
+    /// The pulse of that poll; none when the lists behind it could not be
+    /// read. Pushed, so that no tab asks for it on every change.
+    #[serde(default)]
+    pub pulse: Option<Pulse>,
 }

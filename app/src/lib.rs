@@ -41,6 +41,9 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     let settings = UiSettings::current();
     let theme = settings.theme.attribute();
     let ui = serde_json::to_string(&settings).unwrap_or_default();
+    // The icon says the cluster's state from the first paint, with
+    // JavaScript or without.
+    let icon = settings.rendered_pulse().icon();
     view! {
         <!DOCTYPE html>
         <html lang="en" data-theme=theme>
@@ -48,7 +51,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <meta name=ui_settings::META_NAME content=ui />
-                <link id=components::tab_pulse::ICON_ID rel="icon" href="/favicon.svg" type="image/svg+xml" />
+                <link id=components::tab_pulse::ICON_ID rel="icon" href=icon type="image/svg+xml" />
                 // Renders nothing unless `make dev` (cargo leptos watch) runs us.
                 <AutoReload options=options.clone() />
                 <HydrationScripts options />

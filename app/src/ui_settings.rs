@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::heartbeat::Heartbeat;
 use crate::theme::Theme;
+use crate::wall::Pulse;
 
 pub const META_NAME: &str = "llmgw-console-ui";
 
@@ -60,6 +61,12 @@ impl UiSettings {
         } else {
             format!("pkg/{}", self.build)
         }
+    }
+
+    /// The cluster's pulse when this page was rendered (all clear when
+    /// nothing has been polled yet).
+    pub fn rendered_pulse(&self) -> Pulse {
+        self.rendered_at.and_then(|h| h.pulse).unwrap_or_default()
     }
 
     pub fn refresh_period(&self) -> Duration {

@@ -11,13 +11,13 @@ use crate::helpers::{ScriptedUpstream, TestApp, http, spawn_console};
 use crate::process::Process;
 
 /// One open stream of heartbeats, read as a browser's `EventSource` does.
-struct Listener {
+pub(crate) struct Listener {
     response: reqwest::Response,
     buffer: String,
 }
 
 impl Listener {
-    async fn open(console: &str) -> Self {
+    pub(crate) async fn open(console: &str) -> Self {
         let response = http()
             .get(format!("{console}{PATH}"))
             .send()
@@ -43,7 +43,7 @@ impl Listener {
 
     /// The next heartbeat, or None when none came within `limit` or the
     /// stream ended.
-    async fn next(&mut self, limit: Duration) -> Option<Heartbeat> {
+    pub(crate) async fn next(&mut self, limit: Duration) -> Option<Heartbeat> {
         let deadline = tokio::time::Instant::now() + limit;
         loop {
             if let Some(end) = self.buffer.find("\n\n") {

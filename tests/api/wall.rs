@@ -146,11 +146,16 @@ async fn fifty_walls_cost_one_call_per_list() {
 }
 
 #[tokio::test]
-async fn every_tab_reads_the_same_pulse_as_the_wall() {
+async fn every_tab_hears_the_same_pulse_as_the_wall() {
     let app = TestApp::spawn().await;
-    let response = app.server_fn("cluster_pulse", &[]).await;
-    assert_eq!(response.status(), 200);
-    let pulse: app::wall::Pulse = response.json().await.expect("a pulse");
+    let mut feed = crate::updates::Listener::open(&app.console).await;
+    let heartbeat = feed
+        .next(std::time::Duration::from_secs(3))
+        .await
+        .expect("a heartbeat");
+    let pulse = heartbeat
+        .pulse
+        .expect("the demo's lists answer, so a pulse");
     let page = app.parsed("/wall").await;
     assert_eq!(
         pulse.not_serving,
@@ -162,4 +167,15 @@ async fn every_tab_reads_the_same_pulse_as_the_wall() {
         page.all("[data-panel=trouble] li").len()
     );
     assert!(pulse.not_serving > 0, "the demo has models not serving");
+    // A page rendered now says it without JavaScript: in its title and icon.
+    let nodes = app.parsed("/nodes").await;
+    let title = nodes.one("title").text().collect::<String>();
+    assert!(
+        title.starts_with(&format!("({}) ", pulse.not_serving)),
+        "{title}"
+    );
+    assert_eq!(
+        nodes.one("link#tab-icon").value().attr("href"),
+        Some(pulse.icon())
+    );
 }

@@ -6,6 +6,9 @@
 
 use leptos::prelude::*;
 
+use crate::ui_settings::UiSettings;
+use crate::wall::Pulse;
+
 /// What pages read to stay current.
 #[derive(Clone, Copy, Debug)]
 pub struct Updates {
@@ -13,6 +16,10 @@ pub struct Updates {
     pub tick: ReadSignal<u64>,
     /// When the server last said the data is current (browser clock, ms).
     pub heard_at: ReadSignal<Option<f64>>,
+    /// The cluster's pulse, as the page was rendered and then as pushed;
+    /// kept through a heartbeat without one, so a hiccup does not clear a
+    /// warning.
+    pub pulse: ReadSignal<Pulse>,
 }
 
 impl Updates {
@@ -22,7 +29,12 @@ impl Updates {
         use_context::<Self>().unwrap_or_else(|| {
             let (tick, _) = signal(0);
             let (heard_at, _) = signal(None);
-            Self { tick, heard_at }
+            let (pulse, _) = signal(Pulse::default());
+            Self {
+                tick,
+                heard_at,
+                pulse,
+            }
         })
     }
 }
@@ -31,11 +43,22 @@ impl Updates {
 pub fn provide_updates() {
     let (tick, set_tick) = signal(0u64);
     let (heard_at, set_heard_at) = signal(None::<f64>);
+    let (pulse, set_pulse) = signal(UiSettings::current().rendered_pulse());
     #[cfg(feature = "hydrate")]
-    Effect::new(move |_| in_browser::follow(set_tick, set_heard_at));
+    Effect::new(move |_| {
+        in_browser::follow(in_browser::Setters {
+            tick: set_tick,
+            heard_at: set_heard_at,
+            pulse: set_pulse,
+        })
+    });
     #[cfg(not(feature = "hydrate"))]
-    let _ = (set_tick, set_heard_at);
-    provide_context(Updates { tick, heard_at });
+    let _ = (set_tick, set_heard_at, set_pulse);
+    provide_context(Updates {
+        tick,
+        heard_at,
+        pulse,
+    });
 }
 
 #[cfg(feature = "hydrate")]
@@ -50,6 +73,15 @@ mod in_browser {
 
     use crate::heartbeat::{Heartbeat, PATH};
     use crate::ui_settings::UiSettings;
+    use crate::wall::Pulse;
+
+    /// What the feed moves.
+    #[derive(Clone, Copy)]
+    pub struct Setters {
+        pub tick: WriteSignal<u64>,
+        pub heard_at: WriteSignal<Option<f64>>,
+        pub pulse: WriteSignal<Pulse>,
+    }
 
     struct Feed {
         source: Option<EventSource>,
@@ -58,21 +90,19 @@ mod in_browser {
         last: Option<Heartbeat>,
         /// How long to wait before opening a stream the server refused.
         period: std::time::Duration,
-        set_tick: WriteSignal<u64>,
-        set_heard_at: WriteSignal<Option<f64>>,
+        set: Setters,
     }
 
     type Shared = Rc<RefCell<Feed>>;
 
-    pub fn follow(set_tick: WriteSignal<u64>, set_heard_at: WriteSignal<Option<f64>>) {
+    pub fn follow(set: Setters) {
         let settings = UiSettings::current();
         let feed: Shared = Rc::new(RefCell::new(Feed {
             source: None,
             handlers: Vec::new(),
             last: None,
             period: settings.refresh_period(),
-            set_tick,
-            set_heard_at,
+            set,
         }));
         if page_is_visible() {
             open(&feed);
@@ -144,17 +174,24 @@ mod in_browser {
     }
 
     fn heard(feed: &Shared, heartbeat: Heartbeat) {
-        let (news, set_tick, set_heard_at) = {
+        let (news, set) = {
             let mut f = feed.borrow_mut();
             let news = f.last != Some(heartbeat);
             f.last = Some(heartbeat);
-            (news, f.set_tick, f.set_heard_at)
+            (news, f.set)
         };
-        set_heard_at.set(Some(js_sys::Date::now()));
+        set.heard_at.set(Some(js_sys::Date::now()));
+        if let Some(pulse) = heartbeat.pulse {
+            set.pulse.maybe_update(|shown| {
+                let moved = *shown != pulse;
+                *shown = pulse;
+                moved
+            });
+        }
         // After a reconnection the first heartbeat is news too: the page
         // cannot know what it missed.
         if news {
-            set_tick.update(|t| *t += 1);
+            set.tick.update(|t| *t += 1);
         }
     }
 
@@ -169,7 +206,7 @@ mod in_browser {
                 .source
                 .as_ref()
                 .is_some_and(|s| s.ready_state() == EventSource::CLOSED);
-            (f.last.take().is_some(), closed, f.set_tick, f.period)
+            (f.last.take().is_some(), closed, f.set.tick, f.period)
         };
         if was_following {
             set_tick.update(|t| *t += 1);
@@ -181,7 +218,7 @@ mod in_browser {
                 move || {
                     let (silent, set_tick) = {
                         let f = feed.borrow();
-                        (f.source.is_some() && f.last.is_none(), f.set_tick)
+                        (f.source.is_some() && f.last.is_none(), f.set.tick)
                     };
                     if silent {
                         set_tick.update(|t| *t += 1);

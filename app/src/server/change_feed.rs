@@ -98,14 +98,14 @@ async fn poll_while_listened(feed: Arc<ChangeFeed>, sources: Sources) {
             return;
         }
         let ok = lists.poll().await;
-        if wall.watched() {
-            // The wall's trends are sampled from the poll, on screen or not.
-            let _ = wall.refresh(&lists).await;
-        }
+        // Every page's tab shows the pulse, so it is worked out once a poll
+        // while anyone listens; the wall's trends are sampled with it.
+        let pulse = wall.current(&lists).await.ok().map(|view| view.pulse());
         let turns = started.elapsed().as_secs() / CLOCK_TURN.as_secs();
         let heartbeat = Heartbeat {
             generation: lists.generation() + audit.written() + turns,
             ok,
+            pulse,
         };
         feed.beats.send_if_modified(|beat| {
             let open = *beat != Beat::Closed;

@@ -1,8 +1,8 @@
 //! The wall screen's data: worked out once per refresh period from the
 //! shared lists, whatever the number of walls, and sampled into the trends.
 
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::history::History;
 use super::snapshots::{Snapshot, Snapshots};
@@ -15,14 +15,7 @@ pub struct WallFeed {
     view: Snapshot<WallView>,
     history: History,
     build: String,
-    /// When a page last asked: the change feed keeps the trends sampled
-    /// while one does.
-    asked_at: Mutex<Option<Instant>>,
 }
-
-/// Every open page reads again at least once a minute (see the change
-/// feed), so one not heard from for longer is gone.
-const WATCHED_FOR: Duration = Duration::from_secs(150);
 
 impl std::fmt::Debug for WallFeed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -42,22 +35,9 @@ impl WallFeed {
         }
     }
 
-    /// What a page is shown.
+    /// What a page is shown: the view, worked out again if it is a period
+    /// old.
     pub async fn current(&self, lists: &Snapshots) -> Result<Arc<WallView>, AdminApiError> {
-        *self.asked_at.lock().unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
-        self.refresh(lists).await
-    }
-
-    /// Whether a page has asked lately.
-    pub fn watched(&self) -> bool {
-        self.asked_at
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_some_and(|at| at.elapsed() < WATCHED_FOR)
-    }
-
-    /// The view, worked out again if it is a period old.
-    pub async fn refresh(&self, lists: &Snapshots) -> Result<Arc<WallView>, AdminApiError> {
         self.view
             .get(lists.period(), async || {
                 let (nodes, models, replicas, orphans) = tokio::join!(

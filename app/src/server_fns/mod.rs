@@ -15,7 +15,7 @@ pub mod weights;
 /// The server functions that only read (their endpoint names). Every other
 /// call is an attempt at a change and the router audits it: a new function
 /// missing from this list is audited, never the reverse.
-pub const READS: [&str; 14] = [
+pub const READS: [&str; 13] = [
     "list_nodes",
     "inspect_node",
     "preview_drain",
@@ -29,7 +29,6 @@ pub const READS: [&str; 14] = [
     "read_receipt",
     "recent_audit",
     "read_wall",
-    "cluster_pulse",
 ];
 
 pub fn is_read(endpoint: &str) -> bool {

@@ -3,17 +3,11 @@
 use leptos::prelude::*;
 
 use crate::error::ConsoleError;
-use crate::wall::{Pulse, WallView};
+use crate::wall::WallView;
 
 #[server(endpoint = "/read_wall")]
 pub async fn read_wall() -> Result<WallView, ConsoleError> {
     ssr::read_wall().await
-}
-
-/// What every tab's title and icon say, from the same shared figures.
-#[server(endpoint = "/cluster_pulse")]
-pub async fn cluster_pulse() -> Result<Pulse, ConsoleError> {
-    ssr::cluster_pulse().await
 }
 
 #[cfg(feature = "ssr")]
@@ -25,10 +19,5 @@ mod ssr {
         let cx = ConsoleContext::current()?;
         let view = cx.wall.current(&cx.snapshots).await?;
         Ok(view.as_ref().clone())
-    }
-
-    pub async fn cluster_pulse() -> Result<Pulse, ConsoleError> {
-        let cx = ConsoleContext::current()?;
-        Ok(cx.wall.current(&cx.snapshots).await?.pulse())
     }
 }
