@@ -10,10 +10,16 @@ test('a filter and a sort survive a reload from the URL', async ({ page }, testI
   await page.getByRole('button', { name: 'Filter' }).click();
   await expect(page).toHaveURL(/q=h100/);
   await expect(page.locator('.filter-bar .count')).toHaveText(count);
+  // The header says the order, and its link flips it, after each sort.
+  const gpus = page.locator('thead th').filter({ has: page.getByRole('link', { name: /GPUs/ }) });
+  await expect(gpus).toHaveAttribute('aria-sort', 'none');
   await page.getByRole('link', { name: 'GPUs' }).click();
   await expect(page).toHaveURL(/sort=gpus/);
+  await expect(gpus).toHaveAttribute('aria-sort', 'ascending');
   await page.getByRole('link', { name: /GPUs/ }).click();
   await expect(page).toHaveURL(/desc=1/);
+  await expect(gpus).toHaveAttribute('aria-sort', 'descending');
+  await expect(gpus).toContainText('GPUs ▼');
 
   const order = async () => page.locator('tbody tr[data-node]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-node')));
   const before = await order();

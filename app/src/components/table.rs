@@ -256,7 +256,10 @@ pub fn table_query_for_render(page: Memo<TableQuery>) -> Memo<TableQuery> {
     Memo::new(move |_| query.clone())
 }
 
-/// A header cell that sorts its column when clicked.
+/// A header cell that sorts its column when clicked. Worked out once: a
+/// new sort renders the table again (see [`table_query_for_render`]), so
+/// reactive attributes here would be effects that never run again, made
+/// and dropped by every update.
 #[component]
 pub fn SortHeader(
     query: Memo<TableQuery>,
@@ -264,16 +267,15 @@ pub fn SortHeader(
     label: &'static str,
     #[prop(optional_no_strip)] title: Option<&'static str>,
 ) -> impl IntoView {
-    let arrow = move || {
-        query.with(|q| match q.aria_sort(column) {
-            "ascending" => " ▲",
-            "descending" => " ▼",
-            _ => "",
-        })
+    let (aria_sort, href) = query.with_untracked(|q| (q.aria_sort(column), q.sort_href(column)));
+    let arrow = match aria_sort {
+        "ascending" => " ▲",
+        "descending" => " ▼",
+        _ => "",
     };
     view! {
-        <th scope="col" aria-sort=move || query.with(|q| q.aria_sort(column)) title=title>
-            <a href=move || query.with(|q| q.sort_href(column))>{label}{arrow}</a>
+        <th scope="col" aria-sort=aria_sort title=title>
+            <a href=href>{label}{arrow}</a>
         </th>
     }
 }
