@@ -99,7 +99,7 @@ let failures = 0;
  * budget where it is met; where it is not yet (the WASM, and so the first
  * load), the size the console has now, so that it can only shrink. Lower
  * these with every step towards the budget. */
-const HELD = { binary: 15e6, firstLoad: 440e3, wasm: 425e3 };
+const HELD = { binary: 15e6, firstLoad: 436e3, wasm: 420e3 };
 const CHECK = process.argv.includes('--check');
 let heldOver = 0;
 
