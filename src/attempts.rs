@@ -2,9 +2,13 @@
 //! later included): recorded in the audit with who made it, what it was
 //! about and how it ended. Only the functions listed as reads in
 //! `app::server_fns` are left alone; forgetting to list a new read audits
-//! it, never the reverse.
+//! it, never the reverse. A call of a function this build does not have
+//! is no attempt at anything: a tab of an older build still calls a read
+//! that was since removed, and each record moves the change feed, which
+//! would make that tab read, and call it, again every period.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::LazyLock;
 
 use app::error::ConsoleError;
 use app::server::ConsoleContext;
@@ -23,13 +27,24 @@ use crate::router::BODY_LIMIT;
 /// A refusal's own words are short; the rest of a long body is not.
 const REASON_LIMIT: usize = 512;
 
+/// The paths of this build's server functions, every one of them: they
+/// register themselves, so one added later is in without being listed.
+static SERVER_FNS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
+    leptos::server_fn::axum::server_fn_paths()
+        .map(|(path, _)| path)
+        .collect()
+});
+
 pub async fn audit_attempts(
     State(console): State<ConsoleContext>,
     req: Request,
     next: Next,
 ) -> Response {
-    let action = match req.uri().path().strip_prefix(SERVER_FN_PREFIX) {
-        Some(name) if !app::server_fns::is_read(name) => name.to_string(),
+    let path = req.uri().path();
+    let action = match path.strip_prefix(SERVER_FN_PREFIX) {
+        Some(name) if !app::server_fns::is_read(name) && SERVER_FNS.contains(path) => {
+            name.to_string()
+        }
         _ => return next.run(req).await,
     };
     let (mut parts, body) = req.into_parts();

@@ -148,6 +148,32 @@ async fn a_collection_is_recorded_with_every_path() {
 }
 
 #[tokio::test]
+async fn a_call_of_a_function_this_build_lacks_is_no_attempt() {
+    let audit = Arc::new(AuditLog::new(None).expect("opens"));
+    let kept = audit.clone();
+    let app = TestApp::spawn_with(move |cx| cx.audit = kept).await;
+    // A read that a tab of an older build still calls, and a made-up name.
+    for name in ["cluster_pulse", "no_such_function"] {
+        let response = app.server_fn(name, &[]).await;
+        assert!(
+            response.status().is_client_error(),
+            "{name}: {}",
+            response.status()
+        );
+    }
+    assert_eq!(audit.written(), 0, "neither is recorded");
+    // A function of this build still is, refused or not.
+    let unconfirmed = app
+        .server_fn(
+            "set_node_state",
+            &[("node", "gpu-l40s-01"), ("state", "draining")],
+        )
+        .await;
+    assert_eq!(unconfirmed.status(), 428);
+    assert_eq!(audit.written(), 1);
+}
+
+#[tokio::test]
 async fn the_audit_is_written_whatever_the_log_filter_says() {
     let console = Process::start(&["--demo", "--read-only", "--log", "warn"]).await;
     let refused = http()
