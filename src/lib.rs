@@ -16,6 +16,8 @@ pub mod readiness;
 #[cfg(feature = "ssr")]
 pub mod refusal_return;
 #[cfg(feature = "ssr")]
+pub mod render_limit;
+#[cfg(feature = "ssr")]
 pub mod router;
 #[cfg(feature = "ssr")]
 pub mod settings;

@@ -29,6 +29,7 @@ use crate::cross_origin::refuse_cross_origin;
 use crate::error_status::status_by_error;
 use crate::readiness::readyz;
 use crate::refusal_return::return_refusals;
+use crate::render_limit::{RenderLimit, limit_renders};
 use crate::theme_switch::switch_theme;
 use crate::updates::updates;
 
@@ -42,6 +43,7 @@ pub const BODY_LIMIT: usize = 64 * 1024;
 pub struct ConsoleState {
     pub leptos_options: LeptosOptions,
     pub console: ConsoleContext,
+    pub renders: RenderLimit,
 }
 
 impl ConsoleState {
@@ -92,12 +94,20 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts) -> Router {
     let state = ConsoleState {
         leptos_options: leptos_options(console.ui.pkg_dir()),
         console,
+        renders: RenderLimit::for_this_machine(),
     };
     let routes = ROUTES.clone();
     let for_context = state.clone();
     let with_context = move || for_context.provide();
     let options = state.leptos_options.clone();
     Router::new()
+        .leptos_routes_with_context(&state, routes, with_context, move || shell(options.clone()))
+        // Every page and server function Leptos answers, those added later
+        // included, and only those: the routes below hold no render.
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.renders.clone(),
+            limit_renders,
+        ))
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .route(app::heartbeat::PATH, get(updates))
@@ -105,7 +115,6 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts) -> Router {
             &format!("{}/{{choice}}", app::theme::SWITCH_PATH),
             get(switch_theme),
         )
-        .leptos_routes_with_context(&state, routes, with_context, move || shell(options.clone()))
         .fallback(assets_or_not_found)
         .layer(axum::middleware::from_fn(status_by_error))
         // Inside the cross-site refusal: only the console's own forms come
@@ -170,9 +179,12 @@ async fn assets_or_not_found(State(state): State<ConsoleState>, req: Request<Bod
         return response;
     }
     let options = state.leptos_options.clone();
+    let renders = state.renders.clone();
     let render = leptos_axum::render_app_to_stream_with_context(
         move || state.provide(),
         move || shell(options.clone()),
     );
-    render(req).await.into_response()
+    renders
+        .run(async move { render(req).await.into_response() })
+        .await
 }

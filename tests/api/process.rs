@@ -34,7 +34,13 @@ impl Process {
 
     /// The simulated admin API alone, as `llmgw-console simulate` serves it.
     pub async fn simulator() -> Self {
-        let process = Self::spawn(&["simulate", "--log", "warn"]);
+        Self::simulator_of(&[]).await
+    }
+
+    /// The simulated admin API with `args` after `simulate` (a generated
+    /// cluster's size, say).
+    pub async fn simulator_of(args: &[&str]) -> Self {
+        let process = Self::spawn(&[&["simulate", "--log", "warn"], args].concat());
         let addr = process.url.trim_start_matches("http://").to_string();
         process
             .wait_until(async || std::net::TcpStream::connect(&addr).is_ok())
