@@ -16,7 +16,7 @@ demo: build
 
 ## dev: rebuild on every save and reload the browser (debug build, demo cluster)
 dev: setup
-	LLMGW_CONSOLE_DEMO=true $(RUN) bash -c 'cargo leptos watch --split $(LIB_ARGS)'
+	LLMGW_CONSOLE_DEMO=true $(RUN) bash -c 'cargo leptos watch $(LIB_ARGS)'
 
 ## test: formatting, lints for both halves, every test, the sizes, and the end-to-end suite
 test: setup lint build unit sizes e2e
@@ -38,7 +38,7 @@ LIB_ARGS := $${LLMGW_WASM_STD_ARGS:+--lib-cargo-args="$$LLMGW_WASM_STD_ARGS"}
 # --precompress also makes cargo-leptos build the front end before the server,
 # so the server embeds a finished site.
 $(BIN): $(SOURCES)
-	$(RUN) bash -c 'cargo leptos build --release --precompress --split $(LIB_ARGS)'
+	$(RUN) bash -c 'cargo leptos build --release --precompress $(LIB_ARGS)'
 	touch $(BIN)
 
 lint: setup

@@ -25,13 +25,12 @@ pub mod wall;
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, provide_meta_context};
 use leptos_router::{
-    Lazy, SsrMode,
+    SsrMode,
     components::{A, Route, Router, Routes},
     path,
 };
 
 use components::{CopyLinkButton, NotFound, Shortcuts, TabPulse};
-use pages::lazy_routes;
 use ui_settings::UiSettings;
 
 /// The whole HTML document, rendered on the server only.
@@ -54,7 +53,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <link id=components::tab_pulse::ICON_ID rel="icon" href=icon type="image/svg+xml" />
                 // Renders nothing unless `make dev` (cargo leptos watch) runs us.
                 <AutoReload options=options.clone() />
-                <HydrationScripts options />
+                <HydrationScripts options islands=true />
                 <MetaTags />
             </head>
             <body>
@@ -80,18 +79,19 @@ pub fn App() -> impl IntoView {
             <Header ui=ui.clone() />
             <main>
                 <Routes fallback=NotFound>
-                    <Route path=path!("/") view={Lazy::<lazy_routes::OverviewRoute>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/nodes") view={Lazy::<lazy_routes::NodesRoute>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/nodes/:id") view={Lazy::<lazy_routes::NodeRoute>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/models") view={Lazy::<lazy_routes::ModelsRoute>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/models/*rest") view={Lazy::<lazy_routes::PlacementRoute>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/replicas") view={Lazy::<lazy_routes::ReplicasRoute>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/weights") view={Lazy::<lazy_routes::WeightsRoute>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/audit") view={Lazy::<lazy_routes::AuditRoute>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/wall") view={Lazy::<lazy_routes::WallRoute>::new()} ssr=SsrMode::Async />
-                    <Route path=path!("/wall/setup") view={Lazy::<lazy_routes::WallSetupRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=path!("/") view=pages::OverviewPage ssr=SsrMode::Async />
+                    <Route path=path!("/nodes") view=pages::NodesPage ssr=SsrMode::Async />
+                    <Route path=path!("/nodes/:id") view=pages::NodePage ssr=SsrMode::Async />
+                    <Route path=path!("/models") view=pages::ModelsPage ssr=SsrMode::Async />
+                    <Route path=path!("/models/*rest") view=pages::PlacementPage ssr=SsrMode::Async />
+                    <Route path=path!("/replicas") view=pages::ReplicasPage ssr=SsrMode::Async />
+                    <Route path=path!("/weights") view=pages::WeightsPage ssr=SsrMode::Async />
+                    <Route path=path!("/audit") view=pages::AuditPage ssr=SsrMode::Async />
+                    <Route path=path!("/wall") view=pages::WallPage ssr=SsrMode::Async />
+                    <Route path=path!("/wall/setup") view=pages::WallSetupPage ssr=SsrMode::Async />
                 </Routes>
             </main>
+            <components::live_document::LiveDocument />
         </Router>
     }
 }
@@ -149,24 +149,18 @@ fn Header(ui: UiSettings) -> impl IntoView {
     }
 }
 
-/// Takes over the server-rendered page. Each page's code is a chunk of its
-/// own (see `pages::lazy_routes`), fetched before the page can hydrate, so
-/// hydration is awaited, and the page marked hydrated once it is done.
+/// Readies the reactive system for the page's islands, which the script
+/// Leptos writes into the page then hydrates one by one; the rest of the
+/// page is the server's HTML and stays as it is.
 #[cfg(feature = "hydrate")]
 pub fn hydrate_page() {
-    wasm_bindgen_futures::spawn_local(async {
-        let Some(body) = document().body() else {
-            return;
-        };
-        leptos::mount::hydrate_from_async(body, App).await.forget();
-        mark_hydrated();
-    });
+    leptos::mount::hydrate_islands();
 }
 
 /// Marks the document once the page has hydrated, so that tests (and anyone
 /// reading the DOM) can tell when clicks reach Leptos.
 #[cfg(feature = "hydrate")]
-fn mark_hydrated() {
+pub(crate) fn mark_hydrated() {
     if let Some(root) = document().document_element() {
         let _ = root.set_attribute("data-hydrated", "");
     }

@@ -30,6 +30,8 @@ test('g then a letter goes to a page', async ({ page }, testInfo) => {
     await page.keyboard.press('g');
     await page.keyboard.press(letter);
     await expect(page).toHaveURL(new RegExp(`${path.replace('/', '\\/')}$`));
+    // Each page is a new document: its keys work once it runs.
+    await waitForHydration(page);
   }
 });
 

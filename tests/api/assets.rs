@@ -111,52 +111,6 @@ async fn the_page_names_its_code_by_the_build_which_is_kept_for_good() {
     }
 }
 
-#[tokio::test]
-async fn each_pages_chunk_of_code_is_served_under_the_build_too() {
-    let app = TestApp::spawn().await;
-    let build = llmgw_console::assets::build_id();
-    let base = format!("/pkg/{build}/");
-    let main = app
-        .get(&format!("{base}llmgw-console.js"))
-        .await
-        .text()
-        .await
-        .expect("the main module reads as text");
-    // The main module imports the loader of the chunks by a relative name,
-    // and the loader fetches each chunk the same way.
-    let loader = quoted_after(&main, "from\"./")
-        .or_else(|| quoted_after(&main, "from \"./"))
-        .expect("the main module imports the chunk loader");
-    let response = app.get(&format!("{base}{loader}")).await;
-    assert_eq!(response.status(), 200, "{loader}");
-    let loader = response.text().await.expect("the loader reads as text");
-    let chunks: Vec<&str> = loader
-        .split("new URL(\"./")
-        .skip(1)
-        .filter_map(|rest| rest.split('"').next())
-        .collect();
-    assert!(
-        chunks.iter().any(|c| c.contains("nodes_route")),
-        "the nodes page has a chunk of its own: {chunks:?}"
-    );
-    for chunk in chunks {
-        let named = format!("{base}{chunk}");
-        let response = app.get(&named).await;
-        assert_kept_for_good(&response, &named);
-        assert_eq!(
-            response.headers()["content-type"],
-            "application/wasm",
-            "{named}"
-        );
-    }
-}
-
-/// The name in `text` right after `prefix`, up to the closing quote.
-fn quoted_after<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
-    let start = text.find(prefix)? + prefix.len();
-    text[start..].split('"').next()
-}
-
 /// Served, and cached by the browser for a year without asking again.
 fn assert_kept_for_good(response: &reqwest::Response, named: &str) {
     assert_eq!(response.status(), 200, "{named}");

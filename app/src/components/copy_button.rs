@@ -6,20 +6,20 @@
 use leptos::prelude::*;
 
 /// Copies `text`.
-#[component]
+#[island]
 pub fn CopyButton(
     text: String,
     /// What is copied, for screen readers: "the command".
-    what: &'static str,
+    what: String,
 ) -> impl IntoView {
     view! { <Copier text=move || text.clone() label="Copy" what /> }
 }
 
 /// Copies the address of the view on screen (filters, sort and dialog
 /// included): what a chat needs to open exactly this.
-#[component]
+#[island]
 pub fn CopyLinkButton() -> impl IntoView {
-    view! { <Copier text=page_address label="Copy link" what="the link to this view" /> }
+    view! { <Copier text=page_address label="Copy link" what="the link to this view".to_string() /> }
 }
 
 fn page_address() -> String {
@@ -30,7 +30,7 @@ fn page_address() -> String {
 fn Copier(
     text: impl Fn() -> String + Send + Sync + 'static,
     label: &'static str,
-    what: &'static str,
+    what: String,
 ) -> impl IntoView {
     let running = RwSignal::new(false);
     Effect::new(move |_| running.set(true));

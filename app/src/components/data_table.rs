@@ -257,7 +257,10 @@ fn table_row<T: TableRow>(key: String, row: ArcRwSignal<T>) -> impl IntoView {
         </tr>
     };
     (
-        line.add_any_attr(custom_attribute(T::KEY_ATTR, key)),
+        // `data-key` too, the same for every table: the live document
+        // matches rows by it when it patches the page.
+        line.add_any_attr(custom_attribute(T::KEY_ATTR, key.clone()))
+            .add_any_attr(custom_attribute("data-key", key)),
         move || notes.with(|r| note_rows(r.notes(), T::COLUMNS.len())),
     )
 }

@@ -33,7 +33,7 @@ pub fn CtlCommand(command: String) -> impl IntoView {
     view! {
         <p class="ctl">
             "Same as " <code>{command.clone()}</code>
-            <CopyButton text=command what="the command" />
+            <CopyButton text=command what="the command".to_string() />
         </p>
     }
 }

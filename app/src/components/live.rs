@@ -38,16 +38,16 @@ fn now_ms() -> f64 {
 
 /// When the data on screen was fetched, and since when refreshes have failed.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct Freshness {
-    ok_at: Option<f64>,
-    failing_since: Option<f64>,
+pub(crate) struct Freshness {
+    pub(crate) ok_at: Option<f64>,
+    pub(crate) failing_since: Option<f64>,
 }
 
 fn seconds_between(from: f64, to: f64) -> u64 {
     ((to - from) / 1000.0).max(0.0) as u64
 }
 
-fn status_text(f: Freshness, now: f64) -> String {
+pub(crate) fn status_text(f: Freshness, now: f64) -> String {
     match (f.ok_at, f.failing_since) {
         (Some(ok), Some(fail)) => format!(
             "stale: refreshing has failed for {} s; showing data from {} s ago",

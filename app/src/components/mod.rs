@@ -9,6 +9,7 @@ pub mod dialog;
 pub mod error_panel;
 pub mod fix_hints;
 pub mod live;
+pub mod live_document;
 pub mod live_table;
 pub mod node_actions;
 pub mod nodes_table;

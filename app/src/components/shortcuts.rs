@@ -71,7 +71,7 @@ impl Keys {
 }
 
 /// Listens to the keyboard for the page's life and renders the `?` list.
-#[component]
+#[island]
 pub fn Shortcuts() -> impl IntoView {
     let help = RwSignal::new(false);
     #[cfg(feature = "hydrate")]
@@ -135,7 +135,9 @@ mod browser {
         // rendered again by a refresh.
         let row = Cell::new(None::<usize>);
         let page = RefCell::new(String::new());
-        let navigate = leptos_router::hooks::use_navigate();
+        let navigate = |to: &str, _: ()| {
+            let _ = window().location().set_href(to);
+        };
         let handle = window_event_listener(ev::keydown, move |event: KeyboardEvent| {
             let path = window().location().pathname().unwrap_or_default();
             if *page.borrow() != path {
@@ -154,7 +156,7 @@ mod browser {
                     help.set(false);
                     true
                 }
-                Command::Escape => escape(&|to: &str| navigate(to, Default::default())),
+                Command::Escape => escape(&|to: &str| navigate(to, ())),
                 Command::FocusFilter => focus_filter(),
                 Command::GoTo(path) => go_to(path),
                 Command::NextRow => move_row(&row, 1),
@@ -196,7 +198,7 @@ mod browser {
     /// Closes the dialog open (by its own Cancel link), else leaves the
     /// filter and shows the same view without it.
     fn escape(navigate: &dyn Fn(&str)) -> bool {
-        if click(".dialog .dialog-cancel a") {
+        if close_dialog() {
             return true;
         }
         let Some(input) = find(FILTER).and_then(|el| el.dyn_into::<HtmlInputElement>().ok()) else {
@@ -220,6 +222,32 @@ mod browser {
             return true;
         }
         focused
+    }
+
+    /// Takes the open dialog off the page and puts its Cancel link's address
+    /// in the address bar: what following the link would show, without
+    /// loading the page again (keys pressed meanwhile would be lost).
+    fn close_dialog() -> bool {
+        let Some(cancel) = find(".dialog .dialog-cancel a") else {
+            return false;
+        };
+        let href = cancel.get_attribute("href").unwrap_or_default();
+        let dialog = cancel
+            .closest(".dialog-backdrop")
+            .ok()
+            .flatten()
+            .or_else(|| cancel.closest(".dialog").ok().flatten());
+        match (dialog, window().history()) {
+            (Some(dialog), Ok(history))
+                if history
+                    .push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&href))
+                    .is_ok() =>
+            {
+                dialog.remove();
+                true
+            }
+            _ => click(".dialog .dialog-cancel a"),
+        }
     }
 
     fn focus_filter() -> bool {

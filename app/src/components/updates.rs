@@ -50,6 +50,7 @@ pub fn provide_updates() {
             tick: set_tick,
             heard_at: set_heard_at,
             pulse: set_pulse,
+            ok: signal(true).1,
         })
     });
     #[cfg(not(feature = "hydrate"))]
@@ -62,7 +63,7 @@ pub fn provide_updates() {
 }
 
 #[cfg(feature = "hydrate")]
-mod in_browser {
+pub(crate) mod in_browser {
     use std::cell::RefCell;
     use std::rc::Rc;
 
@@ -81,6 +82,8 @@ mod in_browser {
         pub tick: WriteSignal<u64>,
         pub heard_at: WriteSignal<Option<f64>>,
         pub pulse: WriteSignal<Pulse>,
+        /// Whether the last heartbeat said every list answered.
+        pub ok: WriteSignal<bool>,
     }
 
     struct Feed {
@@ -181,6 +184,7 @@ mod in_browser {
             (news, f.set)
         };
         set.heard_at.set(Some(js_sys::Date::now()));
+        set.ok.set(heartbeat.ok);
         if let Some(pulse) = heartbeat.pulse {
             set.pulse.maybe_update(|shown| {
                 let moved = *shown != pulse;

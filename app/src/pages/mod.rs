@@ -1,7 +1,6 @@
 //! One file per page.
 
 pub mod audit;
-pub mod lazy_routes;
 pub mod models;
 pub mod node;
 pub mod nodes;

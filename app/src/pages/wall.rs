@@ -30,15 +30,11 @@ pub fn WallPage() -> impl IntoView {
     let layout = layout_from_query();
     let refresh = refresh_ticker();
     let data = Resource::new(move || refresh.get(), |_| read_wall());
-    reload_on_new_build(data);
-    let shown = panel_turns(layout);
     let admin_api = UiSettings::current().admin_api;
     view! {
         <Title text="Wall" />
-        // Which panel is on screen is said once, here, for the page's life:
-        // a closure per panel in every update would subscribe anew to the
-        // turn each time, and a wall updates for days.
-        <div class="wall" data-shown=move || shown.get()>
+        // The panel on screen is the `PanelTurns` island's to say.
+        <div class="wall" data-shown="0">
             <header class="wall-head">
                 <span class="wall-cluster">{admin_api}</span>
                 <Clock />
@@ -51,65 +47,39 @@ pub fn WallPage() -> impl IntoView {
                 }
             />
         </div>
+        {
+            let l = layout.get_untracked();
+            view! { <PanelTurns count=l.panels.len() cycle_seconds=l.cycle_seconds /> }
+        }
     }
 }
 
-/// The index of the panel on screen when panels take turns.
-fn panel_turns(layout: Memo<WallLayout>) -> RwSignal<usize> {
-    let shown = RwSignal::new(0usize);
+/// The panels take turns on screen: the page says which one by the
+/// `data-shown` of its `.wall`, an attribute only this island writes (the
+/// live document leaves it alone when it patches the page).
+#[island]
+fn PanelTurns(count: usize, cycle_seconds: Option<u64>) -> impl IntoView {
     #[cfg(feature = "hydrate")]
-    Effect::new(move |_| {
-        let l = layout.get();
-        if let Some(seconds) = l.cycle_seconds {
-            let count = l.panels.len();
-            if let Ok(handle) = set_interval_with_handle(
-                move || shown.update(|i| *i = (*i + 1) % count),
-                std::time::Duration::from_secs(seconds),
-            ) {
-                on_cleanup(move || handle.clear());
-            }
-        }
-    });
-    #[cfg(not(feature = "hydrate"))]
-    let _ = layout;
-    shown
-}
-
-/// A wall runs for days, through console upgrades: when the server says it
-/// is another build than the one this page came from, reload once.
-fn reload_on_new_build(data: Resource<Result<WallView, crate::error::ConsoleError>>) {
-    #[cfg(feature = "hydrate")]
-    Effect::new(move |_| {
-        let mine = UiSettings::current().build;
-        let theirs = data.with(|d| match d {
-            Some(Ok(v)) => Some(v.build.clone()),
-            _ => None,
-        });
-        if let Some(theirs) = theirs.filter(|b| !b.is_empty() && *b != mine) {
-            let window = window();
-            let storage = window.session_storage().ok().flatten();
-            const KEY: &str = "llmgw-console-reloaded-for";
-            // Once per build: a server that keeps changing its mind must
-            // not make the wall flash.
-            let done = storage
-                .as_ref()
-                .and_then(|s| s.get_item(KEY).ok().flatten())
-                .is_some_and(|b| b == theirs);
-            if !done {
-                if let Some(s) = &storage {
-                    let _ = s.set_item(KEY, &theirs);
+    if let Some(seconds) = cycle_seconds.filter(|_| count > 1) {
+        let shown = std::cell::Cell::new(0usize);
+        // The timer lasts the page's life.
+        let _ = set_interval_with_handle(
+            move || {
+                shown.set((shown.get() + 1) % count);
+                if let Ok(Some(wall)) = document().query_selector(".wall") {
+                    let _ = wall.set_attribute("data-shown", &shown.get().to_string());
                 }
-                let _ = window.location().reload();
-            }
-        }
-    });
+            },
+            std::time::Duration::from_secs(seconds),
+        );
+    }
     #[cfg(not(feature = "hydrate"))]
-    let _ = data;
+    let _ = (count, cycle_seconds);
 }
 
 /// The time of day on the browser's clock; the server writes its own (UTC)
 /// until the page takes over.
-#[component]
+#[island]
 fn Clock() -> impl IntoView {
     let now = RwSignal::new(clock_text());
     #[cfg(feature = "hydrate")]
