@@ -1,9 +1,7 @@
-//! Data that stays current on its own: read again when the server pushes a
-//! change (see `updates`), with "updated N s ago" beside it, and when a
-//! read fails the last good data stays on screen, marked stale, with the
-//! error.
+//! A page's data with how old it is beside it, and the words for that age;
+//! the live document (`live_document`) keeps both current in the browser.
 
-use leptos::either::EitherOf3;
+use leptos::either::Either;
 use leptos::prelude::*;
 use serde::{Serialize, de::DeserializeOwned};
 
@@ -22,18 +20,6 @@ pub fn refresh_ticker() -> Memo<(u64, String)> {
             params.with(|p| p.get("receipt").unwrap_or_default()),
         )
     })
-}
-
-/// Milliseconds on the browser's clock; the server renders "just now".
-fn now_ms() -> f64 {
-    #[cfg(feature = "hydrate")]
-    {
-        js_sys::Date::now()
-    }
-    #[cfg(not(feature = "hydrate"))]
-    {
-        0.0
-    }
 }
 
 /// When the data on screen was fetched, and since when refreshes have failed.
@@ -62,9 +48,11 @@ pub(crate) fn status_text(f: Freshness, now: f64) -> String {
     }
 }
 
-/// Shows a re-fetched resource: `render` for good data, the last good data
-/// marked stale when a refresh fails, and the error alone when there has never
-/// been good data (never an empty table that would read as "nothing there").
+/// Shows a resource: `render` for good data, and the error alone when
+/// there is none (never an empty table that would read as "nothing
+/// there"). The status line above says "updated just now"; in the browser
+/// the live document keeps it current, and when a later read fails it keeps
+/// what is on screen under the error, marked stale (see `live_document`).
 #[component]
 pub fn Live<T, F, V>(resource: Resource<Result<T, ConsoleError>>, render: F) -> impl IntoView
 where
@@ -72,86 +60,21 @@ where
     F: Fn(T) -> V + Clone + Send + Sync + 'static,
     V: IntoView + 'static,
 {
-    let last_good = StoredValue::new(None::<T>);
-    let freshness = RwSignal::new(Freshness::default());
-    let clock = RwSignal::new(now_ms());
-
-    #[cfg(feature = "hydrate")]
-    {
-        // A heartbeat with nothing new still says the data is current.
-        let heard_at = Updates::current().heard_at;
-        Effect::new(move |_| {
-            if let Some(at) = heard_at.get() {
-                freshness.update(|f| {
-                    if f.failing_since.is_none() && f.ok_at.is_some() {
-                        f.ok_at = Some(at);
-                    }
-                });
-                clock.set(at);
-            }
-        });
-        Effect::new(move |_| {
-            let outcome = resource.with(|r| r.as_ref().map(Result::is_ok));
-            let now = now_ms();
-            clock.set(now);
-            match outcome {
-                Some(true) => freshness.set(Freshness {
-                    ok_at: Some(now),
-                    failing_since: None,
-                }),
-                Some(false) => freshness.update(|f| {
-                    f.failing_since.get_or_insert(now);
-                }),
-                None => {}
-            }
-        });
-        Effect::new(move |_| {
-            if let Ok(handle) = set_interval_with_handle(
-                move || clock.set(now_ms()),
-                std::time::Duration::from_secs(1),
-            ) {
-                on_cleanup(move || handle.clear());
-            }
-        });
-    }
-
-    let status = move || status_text(freshness.get(), clock.get());
-    let is_stale = move || freshness.get().failing_since.is_some();
-
     view! {
         <div class="live">
-            <p class="live-status" class:stale=is_stale aria-live="polite">
-                {status}
+            <p class="live-status" aria-live="polite">
+                {status_text(Freshness::default(), 0.0)}
             </p>
             <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
                 // Read, not awaited in a `Suspend`: a `Suspend` subscribes an
                 // observer of its own to what it awaits and never unsubscribes
-                // it, and a resource keeps every subscriber it was given. A
-                // view that renders again on every update then kept 60 bytes
-                // per update for the tab's life. Read here, the resource (and
-                // anything `render` reads) subscribes this closure's effect,
-                // which lets go of it on each run. `make lint` refuses
-                // `Suspend::new` for this reason.
+                // it (`make lint` refuses `Suspend::new`).
                 {move || {
                     resource
                         .get()
                         .map(|outcome| match outcome {
-                            Ok(data) => {
-                                last_good.set_value(Some(data.clone()));
-                                EitherOf3::A(render(data))
-                            }
-                            Err(error) => match last_good.get_value() {
-                                Some(data) => EitherOf3::B(view! {
-                                    <div class="stale-banner">
-                                        <ErrorPanel error />
-                                        <p class="stale-note">
-                                            "The data below is the last that was fetched successfully."
-                                        </p>
-                                    </div>
-                                    <div class="stale-data">{render(data)}</div>
-                                }),
-                                None => EitherOf3::C(view! { <ErrorPanel error /> }),
-                            },
+                            Ok(data) => Either::Left(render(data)),
+                            Err(error) => Either::Right(view! { <ErrorPanel error /> }),
                         })
                 }}
             </Transition>

@@ -1,8 +1,10 @@
-//! The page's end of the change feed: one `EventSource` per tab, opened once
-//! the page is hydrated. A heartbeat that differs from the last one heard
-//! moves `tick`, which every resource on the page is keyed on; an unchanged
-//! one only moves `heard_at`, which tells the page its data is current.
-//! Nothing here runs on a timer: a still cluster costs a page no request.
+//! The page's end of the change feed: one `EventSource` per tab, opened by
+//! the live document once its island runs. A heartbeat that differs from
+//! the last one heard moves `tick`, on which the page is read again; an
+//! unchanged one only moves `heard_at`, which tells the page its data is
+//! current. Nothing here runs on a timer: a still cluster costs a page no
+//! request. On the server the same signals stand still, so that a render
+//! reads each resource once.
 
 use leptos::prelude::*;
 
@@ -39,26 +41,13 @@ impl Updates {
     }
 }
 
-/// Opens the tab's feed (in the browser) and gives it to every page.
+/// Gives every component of a render the page's feed as it stands: the
+/// pulse the page is rendered with (its title and icon), nothing moving.
 pub fn provide_updates() {
-    let (tick, set_tick) = signal(0u64);
-    let (heard_at, set_heard_at) = signal(None::<f64>);
-    let (pulse, set_pulse) = signal(UiSettings::current().rendered_pulse());
-    #[cfg(feature = "hydrate")]
-    Effect::new(move |_| {
-        in_browser::follow(in_browser::Setters {
-            tick: set_tick,
-            heard_at: set_heard_at,
-            pulse: set_pulse,
-            ok: signal(true).1,
-        })
-    });
-    #[cfg(not(feature = "hydrate"))]
-    let _ = (set_tick, set_heard_at, set_pulse);
     provide_context(Updates {
-        tick,
-        heard_at,
-        pulse,
+        tick: signal(0u64).0,
+        heard_at: signal(None::<f64>).0,
+        pulse: signal(UiSettings::current().rendered_pulse()).0,
     });
 }
 
