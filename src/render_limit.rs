@@ -19,7 +19,7 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -54,15 +54,36 @@ impl RenderLimit {
     /// happens after the response itself is returned.
     pub async fn run<F>(&self, render: F) -> Response
     where
-        F: Future<Output = Response>,
+        F: Future<Output = Response> + Send + 'static,
     {
         let Ok(permit) = self.permits.clone().acquire_owned().await else {
             // The semaphore is never closed; were it, rendering unlimited
             // beats refusing every page.
-            return render.await;
+            return finished(render).await;
         };
-        let response = render.await;
+        let response = finished(render).await;
         hold_until_sent(permit, self.longest_turn, response)
+    }
+}
+
+/// Runs a render to its end even when its client goes away. A page waits
+/// for its data before it is sent, and a render dropped halfway left the
+/// tasks it had started running against a disposed reactive owner, each of
+/// which then panicked (a page left while the live document read it again).
+async fn finished<F>(render: F) -> Response
+where
+    F: Future<Output = Response> + Send + 'static,
+{
+    match tokio::spawn(render).await {
+        Ok(response) => response,
+        Err(failed) => {
+            tracing::error!("a render failed: {failed}");
+            (
+                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                "the console failed; its log says more\n",
+            )
+                .into_response()
+        }
     }
 }
 

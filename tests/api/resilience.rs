@@ -198,3 +198,44 @@ async fn readiness_follows_the_admin_api_and_credentials_are_never_shown() {
     assert!(!page.contains("s3cret"), "no page shows the password");
     assert!(!page.contains("ops:"), "nor the user name");
 }
+
+#[tokio::test]
+async fn a_page_its_viewer_leaves_halfway_is_finished_without_a_panic() {
+    let simulator = crate::process::Process::simulator().await;
+    let console =
+        crate::process::Process::start(&["--admin-api", &simulator.url, "--log", "warn"]).await;
+    // Every answer of the admin API comes a second late: each render below
+    // is waiting for its data when its viewer goes.
+    let slow = http()
+        .post(format!("{}/_simulator/fault", simulator.url))
+        .json(&serde_json::json!({"fault": "slow", "delay_seconds": 1, "for_seconds": 3}))
+        .send()
+        .await
+        .expect("the simulator answers");
+    assert!(slow.status().is_success());
+    let impatient = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_millis(200))
+        .build()
+        .expect("a client");
+    for path in [
+        "/",
+        "/nodes",
+        "/models",
+        "/replicas",
+        "/weights",
+        "/nodes/gpu-h100-01",
+    ] {
+        let left = impatient.get(format!("{}{path}", console.url)).send().await;
+        assert!(left.is_err(), "{path} answered before its data came");
+    }
+    // The renders finish once their data comes.
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    let page = http()
+        .get(format!("{}/nodes", console.url))
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(page.status(), 200);
+    let log = console.stop();
+    assert!(!log.contains("panicked"), "the console panicked:\n{log}");
+}
