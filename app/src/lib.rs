@@ -68,7 +68,6 @@ pub fn App() -> impl IntoView {
     provide_meta_context();
     let ui = UiSettings::current();
     provide_context(ui.clone());
-    components::provide_updates();
     // Pages wait for their data on the server (`SsrMode::Async`) so that every
     // page, and every link pasted into a chat, reads fully with JavaScript off.
     view! {

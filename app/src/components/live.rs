@@ -5,22 +5,8 @@ use leptos::either::Either;
 use leptos::prelude::*;
 use serde::{Serialize, de::DeserializeOwned};
 
-use super::{ErrorPanel, Updates};
+use super::ErrorPanel;
 use crate::error::ConsoleError;
-
-/// What a page's resources are keyed on: a counter that moves when the
-/// server says the lists moved, and the receipt of the last action, so that
-/// the views an action affected read again as soon as it is done.
-pub fn refresh_ticker() -> Memo<(u64, String)> {
-    let tick = Updates::current().tick;
-    let params = leptos_router::hooks::use_query_map();
-    Memo::new(move |_| {
-        (
-            tick.get(),
-            params.with(|p| p.get("receipt").unwrap_or_default()),
-        )
-    })
-}
 
 /// When the data on screen was fetched, and since when refreshes have failed.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

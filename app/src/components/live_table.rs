@@ -6,9 +6,9 @@ use std::future::Future;
 use leptos::prelude::*;
 
 use super::columns::TableRow;
-use super::data_table::{PagedTable, RowSignals};
-use super::live::{Live, refresh_ticker};
-use super::table::{TablePage, TableQuery, table_query_for_render, use_table_query};
+use super::data_table::PagedTable;
+use super::live::Live;
+use super::table::{TablePage, TableQuery, use_table_query};
 use crate::error::ConsoleError;
 
 /// `fetch` is the list's server function, given the URL's table query.
@@ -28,16 +28,10 @@ where
     F: Fn(String) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<TablePage<T>, ConsoleError>> + Send + 'static,
 {
-    let refresh = refresh_ticker();
     let query = use_table_query();
-    let resource = Resource::new(
-        move || (refresh.get(), query.with(TableQuery::to_query)),
-        move |(_, q)| fetch(q),
-    );
-    let signals = RowSignals::new();
+    let resource = Resource::new(move || query.with(TableQuery::to_query), fetch);
     let render = move |page: TablePage<T>| {
-        let query = table_query_for_render(query);
-        view! { <PagedTable page signals=signals.clone() query class noun one empty /> }
+        view! { <PagedTable page query class noun one empty /> }
     };
     view! { <Live resource render /> }
 }

@@ -25,11 +25,11 @@ pub use action_refusal::ActionRefusal;
 pub use badges::{StateBadge, StatusBadge};
 pub use columns::{Column, RowNote, TableRow};
 pub use copy_button::{CopyButton, CopyLinkButton};
-pub use data_table::{DataTable, PagedTable, RowSignals};
+pub use data_table::{DataTable, PagedTable};
 pub use dialog::{ConfirmDialog, CtlCommand};
 pub use error_panel::ErrorPanel;
 pub use fix_hints::{FixHints, OutlookBanner};
-pub use live::{Live, refresh_ticker};
+pub use live::Live;
 pub use live_table::LiveTable;
 pub use node_actions::{NodeActionDialog, NodeActions, UncordonButton};
 pub use nodes_table::NodesTable;
@@ -38,8 +38,4 @@ pub use receipt::ReceiptBanner;
 pub use shortcuts::Shortcuts;
 pub use sort_key::SortKey;
 pub use tab_pulse::TabPulse;
-pub use table::{
-    FilterBar, FilteredTable, SortHeader, TablePage, TableQuery, table_query_for_render,
-    use_table_query,
-};
-pub use updates::{Updates, provide_updates};
+pub use table::{FilterBar, FilteredTable, SortHeader, TablePage, TableQuery, use_table_query};

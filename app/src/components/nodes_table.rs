@@ -5,8 +5,7 @@ use leptos::prelude::*;
 
 use super::columns::columns_text;
 use super::{
-    Column, NodeActions, PagedTable, RowNote, RowSignals, SortKey, StateBadge, TablePage,
-    TableQuery, TableRow,
+    Column, NodeActions, PagedTable, RowNote, SortKey, StateBadge, TablePage, TableQuery, TableRow,
 };
 use crate::admin_api::types::NodeView;
 use crate::{format, urls};
@@ -106,15 +105,11 @@ impl TableRow for NodeView {
 
 /// One page of the nodes, as the server cut it for the URL's view.
 #[component]
-pub fn NodesTable(
-    page: TablePage<NodeView>,
-    query: Memo<TableQuery>,
-    signals: RowSignals<NodeView>,
-) -> impl IntoView {
+pub fn NodesTable(page: TablePage<NodeView>, query: Memo<TableQuery>) -> impl IntoView {
     view! {
         <PagedTable
             page
-            signals
+
             query
             class="data nodes"
             noun="nodes"

@@ -239,27 +239,8 @@ pub fn use_table_query() -> Memo<TableQuery> {
     Memo::new(move |_| params.with(TableQuery::from_params))
 }
 
-/// The URL's table settings for one render of `Live`'s data. `page` is the
-/// page's [`use_table_query`]: read here, the read is tracked by `Live`,
-/// which renders the rows again when a sort or filter changes by
-/// client-side navigation. Rendered again, not anew: the table's rows are
-/// keyed (see `data_table`), so a row that stays keeps its nodes (and the
-/// text selected in it). Wrapping the rows in a closure instead would
-/// rebuild every row.
-///
-/// The render gets a memo of this one value, which subscribes to nothing: a
-/// reactive node made for one render and subscribed to something that
-/// outlives it stays in that thing's subscriber list after the render is
-/// gone, and a page renders again on every update.
-pub fn table_query_for_render(page: Memo<TableQuery>) -> Memo<TableQuery> {
-    let query = page.get();
-    Memo::new(move |_| query.clone())
-}
-
-/// A header cell that sorts its column when clicked. Worked out once: a
-/// new sort renders the table again (see [`table_query_for_render`]), so
-/// reactive attributes here would be effects that never run again, made
-/// and dropped by every update.
+/// A header cell that sorts its column when clicked: a link, so a new sort
+/// is a page of its own.
 #[component]
 pub fn SortHeader(
     query: Memo<TableQuery>,

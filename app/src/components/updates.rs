@@ -3,53 +3,7 @@
 //! the last one heard moves `tick`, on which the page is read again; an
 //! unchanged one only moves `heard_at`, which tells the page its data is
 //! current. Nothing here runs on a timer: a still cluster costs a page no
-//! request. On the server the same signals stand still, so that a render
-//! reads each resource once.
-
-use leptos::prelude::*;
-
-use crate::ui_settings::UiSettings;
-use crate::wall::Pulse;
-
-/// What pages read to stay current.
-#[derive(Clone, Copy, Debug)]
-pub struct Updates {
-    /// Moves when the data on screen may be out of date.
-    pub tick: ReadSignal<u64>,
-    /// When the server last said the data is current (browser clock, ms).
-    pub heard_at: ReadSignal<Option<f64>>,
-    /// The cluster's pulse, as the page was rendered and then as pushed;
-    /// kept through a heartbeat without one, so a hiccup does not clear a
-    /// warning.
-    pub pulse: ReadSignal<Pulse>,
-}
-
-impl Updates {
-    /// The tab's feed; on the server, and before anything is heard, nothing
-    /// moves.
-    pub fn current() -> Self {
-        use_context::<Self>().unwrap_or_else(|| {
-            let (tick, _) = signal(0);
-            let (heard_at, _) = signal(None);
-            let (pulse, _) = signal(Pulse::default());
-            Self {
-                tick,
-                heard_at,
-                pulse,
-            }
-        })
-    }
-}
-
-/// Gives every component of a render the page's feed as it stands: the
-/// pulse the page is rendered with (its title and icon), nothing moving.
-pub fn provide_updates() {
-    provide_context(Updates {
-        tick: signal(0u64).0,
-        heard_at: signal(None::<f64>).0,
-        pulse: signal(UiSettings::current().rendered_pulse()).0,
-    });
-}
+//! request.
 
 #[cfg(feature = "hydrate")]
 pub(crate) mod in_browser {

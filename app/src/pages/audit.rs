@@ -5,17 +5,12 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::components::{
-    Column, DataTable, Live, RowSignals, TableQuery, TableRow, refresh_ticker,
-    table_query_for_render, use_table_query,
-};
+use crate::components::{Column, DataTable, Live, TableQuery, TableRow, use_table_query};
 use crate::server_fns::audit::{AuditRecord, Outcome, recent_audit};
 
 #[component]
 pub fn AuditPage() -> impl IntoView {
-    let refresh = refresh_ticker();
-    let records = Resource::new(move || refresh.get(), |_| recent_audit());
-    let signals = RowSignals::new();
+    let records = Resource::new(|| (), |_| recent_audit());
     let query = use_table_query();
     view! {
         <Title text="Audit" />
@@ -24,7 +19,7 @@ pub fn AuditPage() -> impl IntoView {
             "Every attempt at a change through this console since it started, refused ones "
             "included. The full record is in the console's log (and its audit log file)."
         </p>
-        <Live resource=records render=move |records| render_records(records, query, signals.clone()) />
+        <Live resource=records render=move |records| render_records(records, query) />
     }
 }
 
@@ -96,15 +91,10 @@ impl TableRow for AuditRecord {
     }
 }
 
-fn render_records(
-    records: Vec<AuditRecord>,
-    query: Memo<TableQuery>,
-    signals: RowSignals<AuditRecord>,
-) -> impl IntoView {
-    let query = table_query_for_render(query);
+fn render_records(records: Vec<AuditRecord>, query: Memo<TableQuery>) -> impl IntoView {
     if records.is_empty() {
         return view! { <p class="empty">"No change has been attempted through this console since it started."</p> }
             .into_any();
     }
-    view! { <DataTable rows=records signals query class="data audit" /> }.into_any()
+    view! { <DataTable rows=records query class="data audit" /> }.into_any()
 }

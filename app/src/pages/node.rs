@@ -8,8 +8,7 @@ use leptos_router::hooks::use_params_map;
 use crate::admin_api::types::ReplicaView;
 use crate::components::{
     Column, DataTable, FilterBar, FixHints, Live, NodeActionDialog, NodeActions, ReceiptBanner,
-    RowSignals, SortKey, StateBadge, TableQuery, TableRow, refresh_ticker, table_query_for_render,
-    use_table_query,
+    SortKey, StateBadge, TableQuery, TableRow, use_table_query,
 };
 use crate::fixes::Fix;
 use crate::format;
@@ -22,12 +21,7 @@ pub fn NodePage() -> impl IntoView {
     let params = use_params_map();
     let id =
         Memo::new(move |_| params.with(|p| decode_component(&p.get("id").unwrap_or_default())));
-    let refresh = refresh_ticker();
-    let report = Resource::new(
-        move || (id.get(), refresh.get()),
-        |(id, _)| inspect_node(id),
-    );
-    let tables = Tables::default();
+    let report = Resource::new(move || id.get(), inspect_node);
     let query = use_table_query();
     view! {
         <Title text=move || id.get() />
@@ -37,19 +31,9 @@ pub fn NodePage() -> impl IntoView {
         <NodeActionDialog />
         <Live
             resource=report
-            render=move |r: NodeReport| render_report(id.get_untracked(), r, query, tables.clone())
+            render={move |report: NodeReport| view! { <Report id=id.get_untracked() report query /> }}
         />
     }
-}
-
-fn render_report(
-    id: String,
-    report: NodeReport,
-    query: Memo<TableQuery>,
-    tables: Tables,
-) -> impl IntoView {
-    let query = table_query_for_render(query);
-    view! { <Report id report query tables /> }
 }
 
 /// A replica with a shard on the node, and which of its shards are there.
@@ -150,20 +134,8 @@ impl TableRow for RejectionHere {
     }
 }
 
-/// The node page's two tables, each keeping its rows across refreshes.
-#[derive(Clone, Default)]
-struct Tables {
-    replicas: RowSignals<ReplicaHere>,
-    rejections: RowSignals<RejectionHere>,
-}
-
 #[component]
-fn Report(
-    id: String,
-    report: NodeReport,
-    query: Memo<TableQuery>,
-    tables: Tables,
-) -> impl IntoView {
+fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoView {
     let Some(node) = report.node else {
         return view! {
             <p class="empty">
@@ -235,7 +207,7 @@ fn Report(
                 view! { <p class="empty">"No replica has a shard on this node."</p> }.into_any()
             } else {
                 view! {
-                    <DataTable rows=replicas signals=tables.replicas query class="data" />
+                    <DataTable rows=replicas query class="data" />
                 }
                     .into_any()
             }}
@@ -262,7 +234,7 @@ fn Report(
                     .into_any()
             } else {
                 view! {
-                    <DataTable rows=rejections signals=tables.rejections query class="data rejections" />
+                    <DataTable rows=rejections query class="data rejections" />
                 }
                     .into_any()
             }}

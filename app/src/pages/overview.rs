@@ -3,10 +3,9 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::admin_api::types::{NodeState, NodeView};
+use crate::admin_api::types::NodeState;
 use crate::components::{
-    Live, NodeActionDialog, NodesTable, ReceiptBanner, RowSignals, StatusBadge, TableQuery,
-    refresh_ticker, table_query_for_render, use_table_query,
+    Live, NodeActionDialog, NodesTable, ReceiptBanner, StatusBadge, TableQuery, use_table_query,
 };
 use crate::format::{self, ModelStatus, file_size};
 use crate::server_fns::cluster::{OverviewReport, cluster_overview};
@@ -14,28 +13,18 @@ use crate::urls;
 
 #[component]
 pub fn OverviewPage() -> impl IntoView {
-    let refresh = refresh_ticker();
     let query = use_table_query();
-    let snapshot = Resource::new(
-        move || (refresh.get(), query.with(TableQuery::to_query)),
-        |(_, q)| cluster_overview(q),
-    );
-    let signals = RowSignals::new();
+    let snapshot = Resource::new(move || query.with(TableQuery::to_query), cluster_overview);
     view! {
         <Title text="Overview" />
         <h1>"Cluster overview"</h1>
         <ReceiptBanner />
         <NodeActionDialog />
-        <Live resource=snapshot render=move |report| render_overview(report, query, signals.clone()) />
+        <Live resource=snapshot render=move |report| render_overview(report, query) />
     }
 }
 
-fn render_overview(
-    report: OverviewReport,
-    query: Memo<TableQuery>,
-    signals: RowSignals<NodeView>,
-) -> impl IntoView {
-    let query = table_query_for_render(query);
+fn render_overview(report: OverviewReport, query: Memo<TableQuery>) -> impl IntoView {
     let OverviewReport { figures: o, nodes } = report;
     view! {
         <div class="cards">
@@ -100,6 +89,6 @@ fn render_overview(
             </section>
         </div>
         <h2>"Nodes"</h2>
-        <NodesTable page=nodes query signals />
+        <NodesTable page=nodes query />
     }
 }

@@ -9,9 +9,8 @@ use leptos_router::hooks::use_params_map;
 
 use crate::admin_api::types::{NodeView, Rejection};
 use crate::components::{
-    Column, DataTable, FilterBar, FixHints, Live, NotFound, OutlookBanner, ReceiptBanner,
-    RowSignals, SortKey, StateBadge, StatusBadge, TableQuery, TableRow, refresh_ticker,
-    table_query_for_render, use_table_query,
+    Column, DataTable, FilterBar, FixHints, Live, NotFound, OutlookBanner, ReceiptBanner, SortKey,
+    StateBadge, StatusBadge, TableQuery, TableRow, use_table_query,
 };
 use crate::fixes::{Fix, Index, Outlook, Surroundings};
 use crate::format::{self, ModelStatus, Situation};
@@ -72,40 +71,22 @@ pub fn PlacementPage() -> impl IntoView {
 
 #[component]
 fn Placement(name: String) -> impl IntoView {
-    let refresh = refresh_ticker();
     let report = {
         let name = name.clone();
-        Resource::new(
-            move || refresh.get(),
-            move |_| explain_placement(name.clone()),
-        )
+        Resource::new(|| (), move |_| explain_placement(name.clone()))
     };
-    let signals = RowSignals::new();
     let query = use_table_query();
     view! {
         <Title text=format!("{name}: placement") />
         <p class="crumbs"><a href="/models">"Models"</a> " / "</p>
         <h1 class="id">{name.clone()}</h1>
         <ReceiptBanner />
-        <Live resource=report render=move |report| render_report(report, query, signals.clone()) />
+        <Live resource=report render={move |report| view! { <Report report query /> }} />
     }
 }
 
-fn render_report(
-    report: PlacementReport,
-    query: Memo<TableQuery>,
-    signals: RowSignals<RejectionRow>,
-) -> impl IntoView {
-    let query = table_query_for_render(query);
-    view! { <Report report query signals /> }
-}
-
 #[component]
-fn Report(
-    report: PlacementReport,
-    query: Memo<TableQuery>,
-    signals: RowSignals<RejectionRow>,
-) -> impl IntoView {
+fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
     let situation = Situation::of(&report.explain);
     let q = query.get();
     let grouping = Grouping::from_query(&q);
@@ -165,7 +146,7 @@ fn Report(
                     } else {
                         match grouping {
                             Grouping::Table => view! {
-                                <DataTable rows=shown signals query class="data rejections stack" />
+                                <DataTable rows=shown query class="data rejections stack" />
                             }
                                 .into_any(),
                             Grouping::Reason => view! { <ByReason rejections=plain(shown) around /> }.into_any(),

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
-use crate::components::{Live, refresh_ticker};
+use crate::components::Live;
 use crate::format::{self, file_size};
 use crate::server_fns::wall::read_wall;
 use crate::ui_settings::UiSettings;
@@ -28,8 +28,7 @@ fn layout_from_query() -> Memo<WallLayout> {
 #[component]
 pub fn WallPage() -> impl IntoView {
     let layout = layout_from_query();
-    let refresh = refresh_ticker();
-    let data = Resource::new(move || refresh.get(), |_| read_wall());
+    let data = Resource::new(|| (), |_| read_wall());
     let admin_api = UiSettings::current().admin_api;
     view! {
         <Title text="Wall" />

@@ -9,8 +9,7 @@ use leptos_router::hooks::use_query_map;
 use crate::admin_api::types::OrphanView;
 use crate::components::{
     ActionRefusal, Column, ConfirmDialog, CtlCommand, ErrorPanel, Live, PagedTable, ReceiptBanner,
-    RowSignals, SortKey, TableQuery, TableRow, refresh_ticker, table_query_for_render,
-    use_table_query,
+    SortKey, TableQuery, TableRow, use_table_query,
 };
 use crate::error::ConsoleError;
 use crate::format::{self, file_size};
@@ -22,9 +21,7 @@ use crate::urls;
 
 #[component]
 pub fn WeightsPage() -> impl IntoView {
-    let refresh = refresh_ticker();
-    let orphans = Resource::new(move || refresh.get(), |_| list_orphans());
-    let signals = RowSignals::new();
+    let orphans = Resource::new(|| (), |_| list_orphans());
     let query = use_table_query();
     view! {
         <Title text="Orphaned weights" />
@@ -36,17 +33,8 @@ pub fn WeightsPage() -> impl IntoView {
         </p>
         <ReceiptBanner />
         <CollectDialog />
-        <Live resource=orphans render=move |orphans| render_orphans(orphans, query, signals.clone()) />
+        <Live resource=orphans render={move |orphans| view! { <OrphanTable orphans query /> }} />
     }
-}
-
-fn render_orphans(
-    orphans: Vec<OrphanView>,
-    query: Memo<TableQuery>,
-    signals: RowSignals<OrphanView>,
-) -> impl IntoView {
-    let query = table_query_for_render(query);
-    view! { <OrphanTable orphans signals query /> }
 }
 
 impl TableRow for OrphanView {
@@ -89,11 +77,7 @@ impl TableRow for OrphanView {
 }
 
 #[component]
-fn OrphanTable(
-    orphans: Vec<OrphanView>,
-    signals: RowSignals<OrphanView>,
-    query: Memo<TableQuery>,
-) -> impl IntoView {
+fn OrphanTable(orphans: Vec<OrphanView>, query: Memo<TableQuery>) -> impl IntoView {
     let orphans: Vec<OrphanView> = orphans
         .into_iter()
         .filter(|o| !o.paths.is_empty())
@@ -119,7 +103,7 @@ fn OrphanTable(
             </p>
             {(!read_only).then(|| view! { <ReviewButton node=String::new() label="Collect on every node…".to_string() danger=true /> })}
         </div>
-        <PagedTable page signals query class="data weights" noun="nodes" one="node" empty="" />
+        <PagedTable page query class="data weights" noun="nodes" one="node" empty="" />
     }
     .into_any()
 }
