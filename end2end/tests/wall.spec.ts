@@ -104,6 +104,7 @@ test('the wall recovers by itself when the console restarts, and reloads once fo
   // The same build comes back: the page carries on without a reload.
   c.console.kill();
   await expect(page.locator('.live-status')).toContainText('stale', { timeout: 10_000 });
+  await expect(page.getByRole('alert')).toContainText('The console did not answer');
   await expect(page.locator('.stale-data .wall-panel')).toHaveCount(5);
   const again = await c.restartConsole('build-a');
   await expect(page.locator('.live-status')).not.toContainText('stale', { timeout: 10_000 });

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::admin_api::AdminApiError;
 use crate::error::ConsoleError;
 
-pub(crate) fn title(error: &ConsoleError) -> &'static str {
+fn title(error: &ConsoleError) -> &'static str {
     match error {
         ConsoleError::AdminApi(AdminApiError::Unreachable { .. }) => {
             "The llmgw admin API cannot be reached"

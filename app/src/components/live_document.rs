@@ -24,6 +24,7 @@ mod browser {
     use leptos::prelude::*;
 
     use super::patch::{keep_stale, patch};
+    use crate::components::ErrorPanel;
     use crate::components::live::{Freshness, status_text};
     use crate::components::updates::in_browser::{Setters, follow};
     use crate::ui_settings::UiSettings;
@@ -152,6 +153,7 @@ mod browser {
     /// What the server renders for a part it could not read, for every live
     /// part of `main`, when there is no server to ask: an error panel alone.
     fn unanswered(main: &web_sys::Element, error: &crate::error::ConsoleError) -> web_sys::Element {
+        use leptos::tachys::view::{Mountable, Render};
         use wasm_bindgen::JsCast;
         let copy: web_sys::Element = main
             .clone_node_with_deep(true)
@@ -169,36 +171,14 @@ mod browser {
                 continue;
             };
             part.set_inner_html("");
-            if let Some(panel) = error_panel(error) {
-                let _ = part.append_child(&panel);
-            }
+            // The server's own component, built in the browser. It holds
+            // nothing reactive, so its state can go once it is in place:
+            // the elements stay where they were put.
+            let error = error.clone();
+            let mut panel = view! { <ErrorPanel error /> }.build();
+            panel.mount(&part, None);
         }
         copy
-    }
-
-    /// The markup of `ErrorPanel`, made in the browser.
-    fn error_panel(error: &crate::error::ConsoleError) -> Option<web_sys::Element> {
-        let panel = element("section", "error-panel", None)?;
-        panel.set_attribute("role", "alert").ok()?;
-        let title = crate::components::error_panel::title(error);
-        let heading = element("h2", "", Some(title))?;
-        panel.append_child(&heading).ok()?;
-        let message = element("p", "error-message", Some(&error.to_string()))?;
-        panel.append_child(&message).ok()?;
-        if let Some(hint) = error.hint() {
-            let hint = element("p", "hint", Some(hint))?;
-            panel.append_child(&hint).ok()?;
-        }
-        Some(panel)
-    }
-
-    fn element(tag: &str, class: &str, text: Option<&str>) -> Option<web_sys::Element> {
-        let e = document().create_element(tag).ok()?;
-        if !class.is_empty() {
-            e.set_class_name(class);
-        }
-        e.set_text_content(text);
-        Some(e)
     }
 
     async fn read_again() -> Option<web_sys::Document> {
