@@ -180,7 +180,9 @@ async fn assets_or_not_found(State(state): State<ConsoleState>, req: Request<Bod
     }
     let options = state.leptos_options.clone();
     let renders = state.renders.clone();
-    let render = leptos_axum::render_app_to_stream_with_context(
+    // Whole before it is sent, as every page is (`SsrMode::Async`), so that
+    // the render runs to its end inside its turn (see `render_limit`).
+    let render = leptos_axum::render_app_async_with_context(
         move || state.provide(),
         move || shell(options.clone()),
     );
