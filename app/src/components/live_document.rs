@@ -272,8 +272,11 @@ mod patch {
     }
 
     /// Where the server could not read a part's data it renders the error
-    /// alone; what is on screen then stays, under the error, marked stale,
-    /// as `Live` does in the browser. Says whether any part is stale.
+    /// alone; what is on screen then stays, under the error, marked stale.
+    /// Done here rather than by the server from its last good answer: when
+    /// the console itself is gone there is no server to do it, and one way
+    /// of keeping stale data serves both cases. Says whether any part is
+    /// stale.
     pub fn keep_stale(old: &Element, new: &Element) -> bool {
         let (Ok(olds), Ok(news)) = (
             old.query_selector_all(".live"),
