@@ -1,13 +1,13 @@
 // The console's figures beside their budgets (issue: fast at any size and
 // any number of viewers). Run by `make bench`; each part alone with
 // `node scripts/bench.mjs PART` (sizes, pages, viewers, latency, memory,
-// browser, tab).
+// browser, tab, holds).
 // It starts its own simulated admin APIs and consoles from the release
 // binary on free ports, and stops them when done. Node is what the
 // end-to-end suite already installs; nothing else is needed.
 
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import http from 'node:http';
 import net from 'node:net';
@@ -414,7 +414,148 @@ async function tab() {
   }
 }
 
-const PARTS = { sizes, pages, viewers, latency, memory, browser, tab };
+const p99 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A socket to `url`'s port from the loopback address `from`, with
+ * `head` written to it and nothing ever read. */
+function silentSocket(url, from, head) {
+  const { port } = new URL(url);
+  return new Promise((ok) => {
+    const socket = net.connect({ host: '127.0.0.1', port: Number(port), localAddress: from });
+    socket.on('error', () => {});
+    socket.on('connect', () => {
+      if (head) socket.write(head);
+      socket.pause();
+      ok(socket);
+    });
+    socket.on('close', () => ok(socket));
+  });
+}
+
+function descriptorsOf(pid) {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return -1;
+  }
+}
+
+/** Issue 27's budgets: the console holds against clients that never read,
+ * idle crowds, audit floods and huge filters. */
+async function holds() {
+  // An audit flood from another site.
+  {
+    const sim = await simulator(0);
+    const { url, pid } = await consoleFor(sim);
+    await request(`${url}/audit`);
+    const before = rssOf(pid);
+    const send = (n) => {
+      let body = '';
+      for (let i = 0; body.length < 64 * 1024 - 16; i++) body += `f${n}x${i}=&`;
+      return request(`${url}/api/set_node_state`, {
+        method: 'POST',
+        headers: { origin: 'http://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      }).catch(() => ({ status: 0 }));
+    };
+    for (let n = 0; n < 500; n += 20) await Promise.all(Array.from({ length: 20 }, (_, k) => send(n + k)));
+    const grown = rssOf(pid) - before;
+    report('RSS growth after 500 audit-filling requests of 64 KiB', mb(grown), '< 10 MB', grown < 10e6);
+    const times = [];
+    for (let i = 0; i < 11; i++) times.push((await request(`${url}/audit`)).ms);
+    report('  /audit after them, median', `${median(times).toFixed(1)} ms`, '≤ 50 ms', median(times) <= 50);
+    stopAll();
+  }
+  // A 60 KB filter at 5,000 nodes against a one-word one.
+  {
+    const sim = await simulator(5000);
+    const { url } = await consoleFor(sim);
+    const huge = encodeURIComponent(Array.from({ length: 15000 }, (_, i) => `w${i % 5000}`).join(' ')).slice(0, 60000);
+    const timed = async (path) => {
+      const t = [];
+      for (let i = 0; i < 11; i++) t.push((await request(`${url}${path}`)).ms);
+      return median(t);
+    };
+    const one = await timed('/nodes?q=gpu');
+    const big = await timed(`/nodes?q=${huge}`);
+    report('a 60 KB filter at 5,000 nodes, beyond a one-word one', `${(big - one).toFixed(1)} ms`, '≤ 5 ms', big - one <= 5);
+    stopAll();
+  }
+  // 64 clients that never read, renewed every few seconds for two minutes.
+  {
+    const sim = await simulator(1000);
+    const { url } = await consoleFor(sim);
+    const node = JSON.parse(await getText(`${sim}/api/v1/nodes`))[0].id;
+    const host = new URL(url).host;
+    const head = `GET /nodes HTTP/1.1\r\nHost: ${host}\r\n\r\n`.repeat(8);
+    let silent = await Promise.all(Array.from({ length: 64 }, () => silentSocket(url, '127.0.0.2', head)));
+    const pageTimes = [];
+    const actionTimes = [];
+    let timeouts = 0;
+    const until = Date.now() + 120_000;
+    let renewed = Date.now();
+    while (Date.now() < until) {
+      if (Date.now() - renewed > 4000) {
+        for (const s of silent) s.destroy();
+        silent = await Promise.all(Array.from({ length: 64 }, () => silentSocket(url, '127.0.0.2', head)));
+        renewed = Date.now();
+      }
+      const page = await request(`${url}/nodes`).catch(() => ({ status: 0, ms: 10_000 }));
+      pageTimes.push(page.ms);
+      if (page.status === 504) timeouts++;
+      if (pageTimes.length % 10 === 0) {
+        const action = await request(`${url}/api/set_node_state`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: `node=${encodeURIComponent(node)}&state=ready`,
+        }).catch(() => ({ status: 0, ms: 10_000 }));
+        actionTimes.push(action.ms);
+        if (action.status === 504) timeouts++;
+      }
+      await sleep(100);
+    }
+    for (const s of silent) s.destroy();
+    report('64 clients that never read for 2 min: a page for others, p99', `${p99(pageTimes).toFixed(0)} ms`, '≤ 1000 ms', p99(pageTimes) <= 1000);
+    report('  an action meanwhile, p99', `${p99(actionTimes).toFixed(0)} ms`, '≤ 1000 ms', p99(actionTimes) <= 1000);
+    report('  answers that timed out (504)', timeouts, '0', timeouts === 0);
+    stopAll();
+  }
+  // 20,000 idle or half-sent connections from one address.
+  {
+    const sim = await simulator(0);
+    const { url, pid } = await consoleFor(sim);
+    const sockets = [];
+    let worstHealth = 0;
+    let healthFailures = 0;
+    let maxDescriptors = 0;
+    const probing = (async () => {
+      while (sockets.length < 19_000 || sockets.probing) {
+        const r = await request(`${url}/healthz`).catch(() => ({ status: 0, ms: 10_000 }));
+        worstHealth = Math.max(worstHealth, r.ms);
+        if (r.status !== 200) healthFailures++;
+        maxDescriptors = Math.max(maxDescriptors, descriptorsOf(pid));
+        await sleep(200);
+      }
+    })();
+    sockets.probing = true;
+    for (let i = 0; i < 19_000; i += 500) {
+      const batch = await Promise.all(
+        Array.from({ length: 500 }, (_, k) => silentSocket(url, '127.0.0.3', (i + k) % 2 ? 'GET /nodes HTTP/1.1\r\nHo' : '')),
+      );
+      sockets.push(...batch);
+    }
+    await sleep(2000);
+    sockets.probing = false;
+    await probing;
+    for (const s of sockets) s.destroy();
+    report('19,000 idle or half-sent connections: /healthz, slowest', `${worstHealth.toFixed(0)} ms`, '≤ 1000 ms', worstHealth <= 1000 && healthFailures === 0);
+    report('  the console\'s open descriptors, at most', maxDescriptors, '≤ 1,000', maxDescriptors <= 1000);
+    stopAll();
+  }
+}
+
+const PARTS = { sizes, pages, viewers, latency, memory, browser, tab, holds };
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 process.on('exit', stopAll);
 for (const name of chosen.length ? chosen : Object.keys(PARTS)) {

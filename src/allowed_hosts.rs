@@ -8,11 +8,6 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
-
 /// The host names (without port) the console answers to.
 #[derive(Clone, Debug)]
 pub struct AllowedHosts(Arc<BTreeSet<String>>);
@@ -55,31 +50,6 @@ fn host_of(value: &str) -> String {
         Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) => name.to_string(),
         _ => value,
     }
-}
-
-pub async fn refuse_unknown_hosts(
-    State(allowed): State<AllowedHosts>,
-    req: Request,
-    next: Next,
-) -> Response {
-    let host = req
-        .headers()
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .or_else(|| req.uri().authority().map(|a| a.as_str()))
-        .unwrap_or("");
-    if allowed.allows(host) {
-        return next.run(req).await;
-    }
-    tracing::warn!(target: "audit", host, path = %req.uri().path(), "refused a request for a name this console does not answer to");
-    (
-        StatusCode::MISDIRECTED_REQUEST,
-        format!(
-            "this console does not answer to {host:?}; start it with --allowed-host {} to allow that name\n",
-            host_of(host)
-        ),
-    )
-        .into_response()
 }
 
 #[cfg(test)]

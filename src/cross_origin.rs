@@ -11,12 +11,9 @@
 //! browser sends `Origin`, which must name this host; a request with neither
 //! is not from a browser (curl, a script, a test) and is let through, as it
 //! cannot be forged by a page. No token is needed, so forms keep working with
-//! JavaScript off.
+//! JavaScript off. The request pipeline applies it to every request.
 
-use axum::extract::Request;
-use axum::http::{HeaderMap, Method, StatusCode, header};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, Method, header};
 
 /// Why a request was refused, in the words the refusal and the log use.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,20 +79,6 @@ pub fn check(method: &Method, headers: &HeaderMap) -> Result<(), CrossOrigin> {
         Ok(())
     } else {
         Err(CrossOrigin::Origin(origin.to_string()))
-    }
-}
-
-pub async fn refuse_cross_origin(req: Request, next: Next) -> Response {
-    match check(req.method(), req.headers()) {
-        Ok(()) => next.run(req).await,
-        Err(why) => {
-            tracing::warn!(target: "audit", path = %req.uri().path(), reason = %why, "refused a request from another site");
-            (
-                StatusCode::FORBIDDEN,
-                format!("refused: {why}. Changes are made from this console's own pages.\n"),
-            )
-                .into_response()
-        }
     }
 }
 

@@ -6,17 +6,13 @@ pub mod allowed_hosts;
 #[cfg(feature = "ssr")]
 pub mod assets;
 #[cfg(feature = "ssr")]
-pub mod attempts;
+pub mod connections;
 #[cfg(feature = "ssr")]
 pub mod cross_origin;
 #[cfg(feature = "ssr")]
-pub mod error_status;
+pub mod pipeline;
 #[cfg(feature = "ssr")]
 pub mod readiness;
-#[cfg(feature = "ssr")]
-pub mod refusal_return;
-#[cfg(feature = "ssr")]
-pub mod render_limit;
 #[cfg(feature = "ssr")]
 pub mod router;
 #[cfg(feature = "ssr")]
@@ -27,6 +23,8 @@ pub mod simulator;
 pub mod startup;
 #[cfg(feature = "ssr")]
 pub mod theme_switch;
+#[cfg(feature = "ssr")]
+pub mod turns;
 #[cfg(feature = "ssr")]
 pub mod updates;
 

@@ -17,25 +17,17 @@ use leptos::prelude::{LeptosOptions, provide_context};
 use leptos_axum::{AxumRouteListing, LeptosRoutes, generate_route_list};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
-use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
-use crate::allowed_hosts::{AllowedHosts, refuse_unknown_hosts};
-use crate::assets;
-use crate::attempts::audit_attempts;
-use crate::cross_origin::refuse_cross_origin;
-use crate::error_status::status_by_error;
+use crate::allowed_hosts::AllowedHosts;
+use crate::connections::PeerStreams;
+use crate::pipeline::{Pipeline, pipeline};
 use crate::readiness::readyz;
-use crate::refusal_return::return_refusals;
-use crate::render_limit::{RenderLimit, limit_renders};
 use crate::theme_switch::switch_theme;
+use crate::turns::Turns;
 use crate::updates::updates;
-
-/// Server function calls carry a few names at most; anything larger is not
-/// from this console's pages.
-pub const BODY_LIMIT: usize = 64 * 1024;
 
 /// What handlers share: Leptos's options (which its handlers need) and what
 /// every render and server function finds in its context.
@@ -43,7 +35,6 @@ pub const BODY_LIMIT: usize = 64 * 1024;
 pub struct ConsoleState {
     pub leptos_options: LeptosOptions,
     pub console: ConsoleContext,
-    pub renders: RenderLimit,
 }
 
 impl ConsoleState {
@@ -90,48 +81,43 @@ fn content_security_policy() -> HeaderValue {
         .unwrap_or(HeaderValue::from_static("default-src 'self'"))
 }
 
-pub fn router(console: ConsoleContext, hosts: AllowedHosts) -> Router {
+pub fn router(console: ConsoleContext, hosts: AllowedHosts, streams: PeerStreams) -> Router {
     let state = ConsoleState {
         leptos_options: leptos_options(console.ui.pkg_dir()),
         console,
-        renders: RenderLimit::for_this_machine(),
     };
     let routes = ROUTES.clone();
     let for_context = state.clone();
     let with_context = move || for_context.provide();
     let options = state.leptos_options.clone();
-    Router::new()
-        .leptos_routes_with_context(&state, routes, with_context, move || shell(options.clone()))
-        // Every page and server function Leptos answers, those added later
-        // included, and only those: the routes below hold no render.
-        .route_layer(axum::middleware::from_fn_with_state(
-            state.renders.clone(),
-            limit_renders,
-        ))
+    let pipeline_state = Pipeline {
+        console: state.console.clone(),
+        hosts,
+        turns: Turns::for_this_machine(),
+        streams,
+    };
+    // Health checks answer whatever the `Host` (load balancers and
+    // Kubernetes probe by IP address) and whatever the load: outside the
+    // pipeline, they read nothing a request could make expensive.
+    let health = Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
+        .with_state(state.clone());
+    Router::new()
+        .leptos_routes_with_context(&state, routes, with_context, move || shell(options.clone()))
         .route(app::heartbeat::PATH, get(updates))
         .route(
             &format!("{}/{{choice}}", app::theme::SWITCH_PATH),
             get(switch_theme),
         )
-        .fallback(assets_or_not_found)
-        .layer(axum::middleware::from_fn(status_by_error))
-        // Inside the cross-site refusal: only the console's own forms come
-        // back to their page.
+        .fallback(not_found)
+        // Every step, in order, in one place: see `pipeline`.
         .layer(axum::middleware::from_fn_with_state(
-            state.console.clone(),
-            return_refusals,
+            pipeline_state,
+            pipeline,
         ))
-        // Every request that could change something, server functions added
-        // later included, is refused when another site sent it.
-        .layer(axum::middleware::from_fn(refuse_cross_origin))
-        // Before anything is rendered: a name this console does not answer
-        // to is a DNS rebinding attempt, or a mistake.
-        .layer(axum::middleware::from_fn_with_state(
-            hosts,
-            refuse_unknown_hosts,
-        ))
+        .with_state(state)
+        .merge(health)
         // The last guard: no request input may take the connection down.
         .layer(CatchPanicLayer::custom(|_panic| {
             tracing::error!("a request made the console panic; it answered 500");
@@ -141,13 +127,7 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts) -> Router {
             )
                 .into_response()
         }))
-        // Outside every refusal, so that refused attempts are audited too.
-        .layer(axum::middleware::from_fn_with_state(
-            state.console.clone(),
-            audit_attempts,
-        ))
         .layer(TraceLayer::new_for_http())
-        .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
         .layer(TimeoutLayer::with_status_code(
             StatusCode::GATEWAY_TIMEOUT,
             Duration::from_secs(40),
@@ -162,7 +142,6 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts) -> Router {
             header::CONTENT_SECURITY_POLICY,
             content_security_policy(),
         ))
-        .with_state(state)
 }
 
 fn header_layer(
@@ -172,21 +151,14 @@ fn header_layer(
     SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value))
 }
 
-/// An embedded file if there is one at the path, otherwise the app renders
-/// its not-found page (with a 404 status) inside the usual layout.
-async fn assets_or_not_found(State(state): State<ConsoleState>, req: Request<Body>) -> Response {
-    if let Some(response) = assets::respond(req.method(), req.uri().path(), req.headers()) {
-        return response;
-    }
+/// No page or file at the path: the app renders its not-found page (with a
+/// 404 status) inside the usual layout, whole before it is sent, as every
+/// page is (`SsrMode::Async`), within the pipeline's turn.
+async fn not_found(State(state): State<ConsoleState>, req: Request<Body>) -> Response {
     let options = state.leptos_options.clone();
-    let renders = state.renders.clone();
-    // Whole before it is sent, as every page is (`SsrMode::Async`), so that
-    // the render runs to its end inside its turn (see `render_limit`).
     let render = leptos_axum::render_app_async_with_context(
         move || state.provide(),
         move || shell(options.clone()),
     );
-    renders
-        .run(async move { render(req).await.into_response() })
-        .await
+    render(req).await.into_response()
 }

@@ -17,6 +17,7 @@ use app::ui_settings::UiSettings;
 use tokio::net::TcpListener;
 
 use crate::allowed_hosts::AllowedHosts;
+use crate::connections::{self, Limits, PeerStreams};
 use crate::router::router;
 use crate::settings::{Settings, SimulateArgs};
 use crate::simulator::{Simulator, generated};
@@ -36,8 +37,9 @@ pub fn console_context(settings: &Settings, admin_api: &str) -> Result<ConsoleCo
         Some(path) => {
             let key = std::fs::read(path)
                 .map_err(|e| format!("cannot read the secret file {}: {e}", path.display()))?;
-            Signer::new(key.trim_ascii())
-                .map_err(|e| format!("the secret file {}: {e}", path.display()))?
+            // The bytes exactly as written: a key is not text, and one made
+            // by `head -c 32 /dev/urandom` may begin or end with a newline.
+            Signer::new(&key).map_err(|e| format!("the secret file {}: {e}", path.display()))?
         }
         None => Signer::random()?,
     };
@@ -90,17 +92,44 @@ pub async fn run_console(settings: Settings) -> Result<(), String> {
         "llmgw-console is serving; open {url}"
     );
     let changes = context.changes.clone();
-    axum::serve(
-        listener,
-        router(context, hosts).into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
+    let audit = context.audit.clone();
+    tokio::spawn(keep_audit(audit));
+    let limits = Limits::for_this_process();
+    let app = router(context, hosts, PeerStreams::new(limits.streams_per_peer));
+    connections::serve(listener, app, limits, async move {
         shutdown_signal().await;
         // Open pages' update streams would hold the shutdown up for good.
         changes.close();
     })
     .await
     .map_err(|e| format!("the server stopped: {e}"))
+}
+
+/// The audit's upkeep: the counts of repeated refusals written once their
+/// second is over, and the file opened again on SIGHUP, so that it can be
+/// rotated from outside (move it away, then send the signal).
+async fn keep_audit(audit: std::sync::Arc<app::server::audit::AuditLog>) {
+    #[cfg(unix)]
+    let mut hangups = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        #[cfg(unix)]
+        let hangup = async {
+            match hangups.as_mut() {
+                Some(h) => h.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        #[cfg(not(unix))]
+        let hangup = std::future::pending::<Option<()>>();
+        tokio::select! {
+            _ = tick.tick() => audit.write_due_repeats(app::server::signing::unix_now()),
+            Some(()) = hangup => match audit.reopen() {
+                Ok(()) => tracing::info!(target: "audit", "the audit log was opened again (SIGHUP)"),
+                Err(e) => tracing::error!(target: "audit", "{e}; records go to the file open before"),
+            },
+        }
+    }
 }
 
 /// What an operator should know before anyone else can reach the console:

@@ -1,20 +1,34 @@
 //! `GET /updates`: the change feed as server-sent events, one heartbeat per
 //! event. A plain GET with nothing to change, so every protection of a read
 //! applies; the browser's `EventSource` reconnects by itself after a restart,
-//! and waits `retry` before it does.
+//! and waits `retry` before it does. A stream holds a connection, so each
+//! ends after [`LIFETIME`] (the browser reconnects as after a restart) and
+//! the pipeline caps how many one address holds open.
 
 use std::convert::Infallible;
 
 use app::heartbeat::Heartbeat;
 use app::server::ConsoleContext;
 use app::server::change_feed::Beat;
+use axum::Extension;
 use axum::extract::State;
 use axum::http::{HeaderName, HeaderValue};
 use axum::response::IntoResponse;
 use axum::response::sse::{Event, KeepAlive, Sse};
-use futures_util::stream;
+use futures_util::{StreamExt, stream};
 
-pub async fn updates(State(console): State<ConsoleContext>) -> impl IntoResponse {
+use crate::connections::StreamSlot;
+
+/// How long one stream lasts before the browser is made to reconnect: long
+/// enough to cost nothing, short enough that a connection is never held
+/// for good, and a little different for each stream so that the pages
+/// opened together do not all reconnect together.
+pub const LIFETIME: std::time::Duration = std::time::Duration::from_secs(30 * 60);
+
+pub async fn updates(
+    State(console): State<ConsoleContext>,
+    slot: Option<Extension<StreamSlot>>,
+) -> impl IntoResponse {
     let beats = console.listen_for_changes();
     let retry = console
         .snapshots
@@ -38,6 +52,14 @@ pub async fn updates(State(console): State<ConsoleContext>) -> impl IntoResponse
             }
         }
     });
+    let jitter =
+        std::time::Duration::from_millis(u64::from(std::process::id() ^ beats_salt()) % 60_000);
+    let ends = tokio::time::sleep(LIFETIME + jitter);
+    // The stream's place is given back when the stream ends.
+    let events = events.take_until(ends).map(move |event| {
+        let _held = &slot;
+        event
+    });
     (
         // A proxy that buffers answers would hold every heartbeat back.
         [(
@@ -51,4 +73,11 @@ pub async fn updates(State(console): State<ConsoleContext>) -> impl IntoResponse
 fn event_of(heartbeat: Heartbeat) -> Event {
     let data = serde_json::to_string(&heartbeat).unwrap_or_default();
     Event::default().data(data)
+}
+
+/// A little difference between streams opened at once.
+fn beats_salt() -> u32 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos())
 }

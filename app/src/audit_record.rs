@@ -8,6 +8,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
+    /// Passed every check and is being sent to the admin API. Written
+    /// before anything is sent; a later record of the same attempt says how
+    /// it ended, and one without that record never got an answer.
+    Sent,
     /// Sent to the admin API, which accepted it.
     Done,
     /// Refused by the console (origin, read-only, input, confirmation).
@@ -19,6 +23,10 @@ pub enum Outcome {
 /// One attempt, as written: one JSON line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditRecord {
+    /// Numbers this console's attempts since it started: the record of an
+    /// attempt sent and the record of how it ended share it.
+    #[serde(default)]
+    pub attempt: u64,
     /// RFC 3339, UTC.
     pub time: String,
     /// The name llmgw was (or would have been) given.
@@ -28,9 +36,25 @@ pub struct AuditRecord {
     pub peer: Option<String>,
     /// The server function called ("set_node_state").
     pub action: String,
-    /// What it was about: the request's fields, then what the handler knew
-    /// (node and state; nodes and every path).
+    /// What it was about: the fields the function takes, each cut short,
+    /// then what the handler knew (node and state; nodes and every path).
     pub target: BTreeMap<String, serde_json::Value>,
     pub outcome: Outcome,
     pub reason: Option<String>,
+    /// Identical refusals from the same peer within the same second are
+    /// one record, counted here, rather than as many lines.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub times: u64,
+    /// The client went away before the answer: the operator did not see
+    /// how the attempt ended, but the console carried it to its end.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub client_left: bool,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(n: &u64) -> bool {
+    *n <= 1
 }

@@ -50,6 +50,10 @@ pub enum ConsoleError {
     /// A fault inside the console itself. The detail is in the console's log.
     #[error("the console failed: {0}")]
     Internal(String),
+    /// The audit record of a change could not be written (disk full, file
+    /// gone), so the change was not sent: no change goes unrecorded.
+    #[error("the change was not sent: its audit record cannot be written ({0})")]
+    AuditUnavailable(String),
 }
 
 impl ConsoleError {
@@ -69,6 +73,16 @@ impl ConsoleError {
         }
     }
 
+    /// The error as a receipt or a page may say it: in the console's own
+    /// words. A malformed request's detail quotes what it carried, which
+    /// anyone can write; that detail stays in the audit.
+    pub fn in_console_words(&self) -> String {
+        match self {
+            Self::BadRequest(_) => "the request was not one this console's pages send".into(),
+            other => other.to_string(),
+        }
+    }
+
     /// The HTTP status a server function answers with when it fails, so that
     /// a client, a proxy's log or a test can tell a refusal from a fault.
     pub fn http_status(&self) -> u16 {
@@ -81,6 +95,7 @@ impl ConsoleError {
             Self::ConfirmationMissing => 428,
             Self::ConfirmationStale { .. } | Self::ListChanged => 409,
             Self::Transport(_) | Self::Internal(_) => 500,
+            Self::AuditUnavailable(_) => 503,
         }
     }
 }

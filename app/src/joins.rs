@@ -37,11 +37,19 @@ pub struct AtRisk {
 /// whose only copies are here still has a gap if no room is found).
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DrainPreview {
+    /// Whether the console lists the node at all: a dialog opens only for
+    /// one it does.
+    pub listed: bool,
     pub replicas: Vec<ReplicaView>,
     pub at_risk: Vec<AtRisk>,
 }
 
-pub fn drain_preview(node: &str, models: &[ModelView], replicas: &[ReplicaView]) -> DrainPreview {
+pub fn drain_preview(
+    node: &str,
+    nodes: &[NodeView],
+    models: &[ModelView],
+    replicas: &[ReplicaView],
+) -> DrainPreview {
     let moving: Vec<ReplicaView> = replicas
         .iter()
         .filter(|r| runs_on(r, node))
@@ -64,6 +72,7 @@ pub fn drain_preview(node: &str, models: &[ModelView], replicas: &[ReplicaView])
         })
         .collect();
     DrainPreview {
+        listed: nodes.iter().any(|n| n.id == node),
         replicas: moving,
         at_risk,
     }
@@ -236,7 +245,7 @@ mod tests {
             replica("r5", "small", "ready", &["e"]),
         ];
         let models = vec![model("big", 2, 2), model("small", 3, 2)];
-        let p = drain_preview("a", &models, &replicas);
+        let p = drain_preview("a", &[], &models, &replicas);
         let ids: Vec<&str> = p.replicas.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(ids, ["r1", "r3"]);
         assert_eq!(
@@ -249,7 +258,7 @@ mod tests {
             }]
         );
         assert_eq!(
-            drain_preview("zzz", &models, &replicas),
+            drain_preview("zzz", &[], &models, &replicas),
             DrainPreview::default()
         );
     }

@@ -12,6 +12,14 @@ use crate::format::ModelStatus;
 /// action.
 pub const ONE_SHOT: [&str; 6] = ["confirm", "node", "token", "receipt", "__err", "__path"];
 
+/// The parameters that narrow a table (`?state=ready`) or lay a page out
+/// (`?group=node`): the only ones a view carries from link to link.
+pub const FACETS: [&str; 6] = ["state", "unhealthy", "status", "model", "errors", "group"];
+
+pub fn is_facet(param: &str) -> bool {
+    FACETS.contains(&param)
+}
+
 pub fn is_one_shot(param: &str) -> bool {
     ONE_SHOT.contains(&param)
 }

@@ -3,8 +3,9 @@
 
 use app::admin_api::types::{NodeState, TargetState};
 use app::admin_api::{
-    Actor, AdminApiClient, AdminApiError, ChangeAuthorized, ChangePolicy, Identity,
+    Actor, AdminApiClient, AdminApiError, ChangeAuthorized, ChangePermitted, ChangePolicy, Identity,
 };
+use app::server::audit::{AuditLog, Draft, blank_record};
 
 use crate::helpers::{ScriptedUpstream, TestApp, free_port};
 
@@ -12,13 +13,20 @@ fn actor() -> Actor {
     Actor::new("integration-test").expect("valid")
 }
 
-/// What a change sends, for the same actor, from a writable console.
+/// What a change sends, for the same actor, from a writable console, once
+/// its record is written.
 fn authorized() -> ChangeAuthorized {
     let who = Identity {
         user: Some(actor()),
         peer: None,
     };
-    ChangeAuthorized::check(ChangePolicy::default(), &who).expect("a writable console")
+    let permitted =
+        ChangePermitted::check(ChangePolicy::default(), &who).expect("a writable console");
+    let audit = AuditLog::new(None).expect("in memory");
+    let written = Draft::open(blank_record("client test"))
+        .sending(&audit)
+        .expect("recorded");
+    permitted.recorded(written)
 }
 
 #[tokio::test]

@@ -69,12 +69,16 @@ async fn every_attempt_leaves_one_record_refused_ones_included() {
     assert_eq!(
         summary,
         [
+            (Outcome::Sent, "set_node_state"),
             (Outcome::Done, "set_node_state"),
             (Outcome::Refused, "set_node_state"),
             (Outcome::Refused, "set_node_state"),
             (Outcome::Refused, "set_node_state"),
         ]
     );
+    // The record of the change sent, before it was, and of how it ended.
+    assert_eq!(records[0].attempt, records[1].attempt);
+    let records = &records[1..];
     assert_eq!(records[0].actor, "ana");
     assert_eq!(records[0].user.as_deref(), Some("ana"));
     assert_eq!(records[0].target["node"], node.as_str());
@@ -100,6 +104,8 @@ async fn every_attempt_leaves_one_record_refused_ones_included() {
             .contains("another site"),
         "{records:?}"
     );
+    // Refused before it reached the function: no body is kept.
+    assert!(records[2].target.is_empty(), "{records:?}");
     // The forged line stays one JSON string, newline and all.
     assert_eq!(records[3].target["node"], "gpu\n01");
 
@@ -110,7 +116,7 @@ async fn every_attempt_leaves_one_record_refused_ones_included() {
         .into_iter()
         .map(|row| page.cell(row, "Outcome"))
         .collect();
-    assert_eq!(outcomes, ["refused", "refused", "refused", "done"]);
+    assert_eq!(outcomes, ["refused", "refused", "refused", "done", "sent"]);
     let _ = std::fs::remove_file(&file);
 }
 
@@ -193,5 +199,16 @@ async fn the_audit_is_written_whatever_the_log_filter_says() {
     assert!(
         !log.contains(" INFO llmgw_console"),
         "the filter still applies elsewhere"
+    );
+}
+
+#[test]
+fn every_server_function_is_a_listed_read_or_a_listed_change() {
+    // A change left out of `server::attempts::CHANGES` is still audited,
+    // but with what its handler records only: list it with its fields.
+    assert_eq!(
+        app::server::attempts::unlisted(),
+        Vec::<&str>::new(),
+        "list these in app/src/server/attempts.rs (CHANGES) or server_fns::READS"
     );
 }

@@ -8,6 +8,7 @@ use axum::Router;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use llmgw_console::allowed_hosts::AllowedHosts;
+use llmgw_console::connections::{self, Limits, PeerStreams};
 use llmgw_console::router::router;
 use llmgw_console::settings::Settings;
 use llmgw_console::simulator::Simulator;
@@ -282,16 +283,18 @@ pub fn spawn_console_with(settings: Settings, admin_api: &str) -> String {
 
 /// Starts a console from a context the test has adjusted.
 pub fn spawn_console_from(context: ConsoleContext) -> String {
+    spawn_console_limited(context, Limits::for_this_process())
+}
+
+/// Starts a console whose connections are bounded by `limits`.
+pub fn spawn_console_limited(context: ConsoleContext, limits: Limits) -> String {
     let addr = serve_on_shared_runtime(SocketAddr::from(([127, 0, 0, 1], 0)), move |listener| {
-        axum::serve(
-            listener,
-            router(
-                context,
-                AllowedHosts::new(SocketAddr::from(([127, 0, 0, 1], 0)), &[]),
-            )
-            .into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .into_future()
+        let app = router(
+            context,
+            AllowedHosts::new(SocketAddr::from(([127, 0, 0, 1], 0)), &[]),
+            PeerStreams::new(limits.streams_per_peer),
+        );
+        connections::serve(listener, app, limits, std::future::pending())
     });
     format!("http://{addr}")
 }

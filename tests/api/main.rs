@@ -14,6 +14,7 @@ mod command_line;
 mod exposure;
 mod faults;
 mod fixes;
+mod holds;
 mod module_layout;
 mod nodes_page;
 mod pages;

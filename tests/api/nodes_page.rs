@@ -128,7 +128,7 @@ async fn the_drain_preview_reads_two_lists_and_no_explanation() {
     let preview: DrainPreview = response.json().await.expect("a preview");
     assert_eq!(
         preview,
-        drain_preview(&node, &lists.models, &lists.replicas)
+        drain_preview(&node, &lists.nodes, &lists.models, &lists.replicas)
     );
     assert!(!preview.replicas.is_empty(), "{preview:?}");
     assert_eq!(

@@ -205,19 +205,29 @@ async fn the_explain_grouping_and_filter_come_from_the_url() {
     assert!(live.contains(&format::gpus(lists.node(&node))), "{live}");
 }
 
+fn explains_asked(app: &TestApp) -> u64 {
+    let counts = app.simulator.calls().counts();
+    counts
+        .get("/api/v1/explain-placement")
+        .copied()
+        .unwrap_or(0)
+}
+
 #[tokio::test]
-async fn an_unknown_model_says_so_with_the_servers_words() {
+async fn an_unknown_model_is_answered_without_asking_llmgw() {
     let app = TestApp::spawn().await;
-    let words = app
-        .simulator
-        .cluster()
-        .explain(std::time::Instant::now(), "no/such")
-        .expect_err("not in the catalog")
-        .to_string();
-    let page = app.parsed(&urls::placement("no/such")).await;
-    let panel = page.text(".error-panel");
-    assert!(panel.contains("404 Not Found"), "{panel}");
-    assert!(panel.contains(&words), "{panel}");
+    // The catalog is read once; every made-up name after that costs llmgw
+    // nothing.
+    let _ = app.parsed("/models").await;
+    let before = explains_asked(&app);
+    for name in ["no/such", "no/such:2", "no/such:3"] {
+        let response = app.get(&urls::placement(name)).await;
+        assert_eq!(response.status(), 404);
+        let page = crate::html::Page::parse(&response.text().await.expect("body"));
+        let panel = page.text(".error-panel");
+        assert!(panel.contains("not in the catalog"), "{panel}");
+    }
+    assert_eq!(explains_asked(&app), before);
 }
 
 #[tokio::test]
@@ -342,7 +352,12 @@ async fn a_drain_dialog_previews_what_moves_and_who_dips() {
     let (node, preview) = lists
         .nodes
         .iter()
-        .map(|n| (n, drain_preview(&n.id, &lists.models, &lists.replicas)))
+        .map(|n| {
+            (
+                n,
+                drain_preview(&n.id, &lists.nodes, &lists.models, &lists.replicas),
+            )
+        })
         .find(|(_, p)| !p.at_risk.is_empty())
         .expect("a node whose drain puts a model at risk");
     let page = app

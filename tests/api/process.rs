@@ -92,12 +92,17 @@ impl Process {
             .expect("VmRSS in /proc")
     }
 
+    /// Sends the process the signal `name` ("HUP"), as `kill` does.
+    pub fn signal(&self, name: &str) {
+        let _ = Command::new("kill")
+            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .status();
+    }
+
     /// Asks the process to stop as a service manager does (SIGTERM) and
     /// says whether it exited within `limit`.
     pub fn terminate_within(&mut self, limit: Duration) -> bool {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
+        self.signal("TERM");
         let deadline = Instant::now() + limit;
         while Instant::now() < deadline {
             if matches!(self.child.try_wait(), Ok(Some(_))) {

@@ -1,10 +1,12 @@
 //! Who a call to the admin API is made for, and the permission a change
 //! needs. The client's mutating calls take a [`ChangeAuthorized`] instead of
 //! a bare actor, and the only way to get one runs every check a change needs
-//! (read-only mode, a known user when one is required), so a server function
-//! added later cannot skip them.
+//! (read-only mode, a known user when one is required) and then writes the
+//! change's audit record, so a server function added later can skip
+//! neither.
 
 use crate::error::ConsoleError;
+use crate::server::audit::AuditWritten;
 
 /// Who is behind a request, sent as `X-Llmgw-Actor` and stored by the server
 /// beside what it changes. Never blank.
@@ -68,13 +70,14 @@ pub struct ChangePolicy {
     pub require_user: bool,
 }
 
-/// A change may be sent, on behalf of `actor`.
+/// The console's settings allow a change on behalf of `actor`; it may be
+/// sent once its audit record is written.
 #[derive(Debug)]
-pub struct ChangeAuthorized {
+pub struct ChangePermitted {
     actor: Actor,
 }
 
-impl ChangeAuthorized {
+impl ChangePermitted {
     pub fn check(policy: ChangePolicy, who: &Identity) -> Result<Self, ConsoleError> {
         if policy.read_only {
             return Err(ConsoleError::ReadOnly);
@@ -85,6 +88,23 @@ impl ChangeAuthorized {
         Ok(Self { actor: who.actor() })
     }
 
+    pub fn actor(&self) -> &Actor {
+        &self.actor
+    }
+
+    /// The change, now that its record is written.
+    pub fn recorded(self, _written: AuditWritten) -> ChangeAuthorized {
+        ChangeAuthorized { actor: self.actor }
+    }
+}
+
+/// A change may be sent, on behalf of `actor`: permitted, and recorded.
+#[derive(Debug)]
+pub struct ChangeAuthorized {
+    actor: Actor,
+}
+
+impl ChangeAuthorized {
     pub fn actor(&self) -> &Actor {
         &self.actor
     }
@@ -115,14 +135,14 @@ mod tests {
     #[test]
     fn each_policy_refuses_what_it_says() {
         let open = ChangePolicy::default();
-        let change = ChangeAuthorized::check(open, &anonymous()).expect("allowed");
+        let change = ChangePermitted::check(open, &anonymous()).expect("allowed");
         assert_eq!(change.actor().as_str(), "llmgw-console (10.1.2.3)");
         let read_only = ChangePolicy {
             read_only: true,
             ..open
         };
         assert_eq!(
-            ChangeAuthorized::check(read_only, &anonymous()).err(),
+            ChangePermitted::check(read_only, &anonymous()).err(),
             Some(ConsoleError::ReadOnly)
         );
         let named = ChangePolicy {
@@ -130,14 +150,14 @@ mod tests {
             ..open
         };
         assert_eq!(
-            ChangeAuthorized::check(named, &anonymous()).err(),
+            ChangePermitted::check(named, &anonymous()).err(),
             Some(ConsoleError::UserRequired)
         );
         let ana = Identity {
             user: Actor::new("ana"),
             ..anonymous()
         };
-        let change = ChangeAuthorized::check(named, &ana).expect("a user");
+        let change = ChangePermitted::check(named, &ana).expect("a user");
         assert_eq!(change.actor().as_str(), "ana");
     }
 }

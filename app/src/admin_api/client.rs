@@ -26,7 +26,7 @@ const ERROR_BODY_LIMIT: usize = 4 * 1024;
 /// reading it whole would let it exhaust the console's memory.
 const BODY_LIMIT: usize = 64 * 1024 * 1024;
 
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct AdminApiClient {
     base: Url,
     /// `base` without its credentials: the only form shown or logged.
@@ -35,6 +35,16 @@ pub struct AdminApiClient {
     /// When the admin API last answered a call in full (Unix ms; 0: never),
     /// for the readiness check.
     last_answer: Arc<AtomicU64>,
+}
+
+/// Only the address as shown: `base` may carry credentials, and a `Debug`
+/// of the context (a panic, a log line) must not print them.
+impl std::fmt::Debug for AdminApiClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AdminApiClient")
+            .field("address", &self.shown)
+            .finish_non_exhaustive()
+    }
 }
 
 fn unix_ms() -> u64 {
@@ -52,6 +62,12 @@ impl AdminApiClient {
             .timeout(REQUEST_TIMEOUT)
             .connect_timeout(Duration::from_secs(5))
             .user_agent(concat!("llmgw-console/", env!("CARGO_PKG_VERSION")))
+            // A redirect would carry the actor and the change to an address
+            // the operator never configured; the admin API answers, or fails.
+            .redirect(reqwest::redirect::Policy::none())
+            // Nor does an HTTP(S)_PROXY meant for other programs get to see
+            // the admin API's traffic.
+            .no_proxy()
             .build()
             .map_err(|e| format!("cannot set up the HTTP client: {e}"))?;
         Ok(Self {
@@ -323,6 +339,14 @@ fn describe_transport_error(e: &reqwest::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn credentials_never_reach_a_debug_output() {
+        let client = AdminApiClient::new("http://ops:s3cret-pass@10.0.0.5:9090").expect("valid");
+        let shown = format!("{client:?}");
+        assert!(!shown.contains("s3cret-pass"), "{shown}");
+        assert!(shown.contains("10.0.0.5"), "{shown}");
+    }
 
     #[test]
     fn error_messages_read_like_llmgw_ctl() {

@@ -30,6 +30,13 @@ pub enum AdminApiError {
         expected: String,
         cause: String,
     },
+    /// The model is not in the catalog the console last read, so llmgw was
+    /// not asked to explain it: anyone can make up names, and each one
+    /// would otherwise be a call to the control plane.
+    #[error(
+        "{model:?} is not in the catalog (as llmgw listed it within the last poll), so there is no placement to explain"
+    )]
+    NotInCatalog { model: String },
 }
 
 impl AdminApiError {
@@ -39,6 +46,7 @@ impl AdminApiError {
     pub fn http_status(&self) -> u16 {
         match self {
             Self::Status { code, .. } if (400..500).contains(code) => *code,
+            Self::NotInCatalog { .. } => 404,
             _ => 502,
         }
     }

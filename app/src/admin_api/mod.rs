@@ -13,7 +13,7 @@ pub mod address;
 pub mod client;
 
 #[cfg(feature = "ssr")]
-pub use actor::{Actor, ChangeAuthorized, ChangePolicy, Identity};
+pub use actor::{Actor, ChangeAuthorized, ChangePermitted, ChangePolicy, Identity};
 #[cfg(feature = "ssr")]
 pub use client::AdminApiClient;
 pub use error::AdminApiError;

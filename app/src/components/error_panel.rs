@@ -14,6 +14,7 @@ fn title(error: &ConsoleError) -> &'static str {
         ConsoleError::AdminApi(AdminApiError::Status { .. }) => {
             "The llmgw admin API refused the request"
         }
+        ConsoleError::AdminApi(AdminApiError::NotInCatalog { .. }) => "No such model",
         ConsoleError::AdminApi(AdminApiError::Malformed { .. }) => {
             "The llmgw admin API sent an answer the console cannot read"
         }
@@ -25,6 +26,7 @@ fn title(error: &ConsoleError) -> &'static str {
         ConsoleError::ListChanged => "The list changed",
         ConsoleError::Transport(_) => "The console did not answer",
         ConsoleError::Internal(_) => "The console failed",
+        ConsoleError::AuditUnavailable(_) => "Not sent: the audit cannot be written",
     }
 }
 

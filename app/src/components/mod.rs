@@ -1,6 +1,5 @@
 //! Widgets shared by the pages.
 
-pub mod action_refusal;
 pub mod badges;
 pub mod columns;
 pub mod copy_button;
@@ -21,7 +20,6 @@ pub mod tab_pulse;
 pub mod table;
 pub mod updates;
 
-pub use action_refusal::ActionRefusal;
 pub use badges::{StateBadge, StatusBadge};
 pub use columns::{Column, RowNote, TableRow};
 pub use copy_button::{CopyButton, CopyLinkButton};

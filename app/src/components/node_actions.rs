@@ -1,11 +1,11 @@
 //! Cordon, uncordon and drain: the buttons on a node's row and page, and the
 //! confirmation that cordon and drain ask for. The server re-checks all of it.
 
-use leptos::form::ActionForm;
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
 use leptos_router::hooks::use_query_map;
 
-use super::{ActionRefusal, ConfirmDialog, CtlCommand, ErrorPanel};
+use super::{ConfirmDialog, CtlCommand, ErrorPanel};
 use crate::admin_api::types::{NodeState, NodeView, TargetState};
 use crate::joins::DrainPreview;
 use crate::server_fns::nodes::{SetNodeState, preview_drain};
@@ -53,15 +53,13 @@ pub fn NodeActions(node: NodeView) -> impl IntoView {
 /// anyway.
 #[component]
 pub fn UncordonButton(node: String) -> impl IntoView {
-    let action = ServerAction::<SetNodeState>::new();
     view! {
-        <ActionForm action attr:class="inline">
+        <form method="post" action=SetNodeState::PATH class="inline">
             <input type="hidden" name="node" value=node.clone() />
             <input type="hidden" name="state" value="ready" />
             <input type="hidden" name="back" value=urls::here() />
             <button type="submit" aria-label=format!("Uncordon {node}")>"Uncordon"</button>
-        </ActionForm>
-        <ActionRefusal action />
+        </form>
     }
 }
 
@@ -88,9 +86,37 @@ pub fn NodeActionDialog() -> impl IntoView {
     }
 }
 
+/// Opens only for a node the console lists: a link made by someone else
+/// cannot put a name of its choosing into the dialog or its command.
 #[component]
 fn NodeActionConfirm(state: TargetState, node: String) -> impl IntoView {
-    let action = ServerAction::<SetNodeState>::new();
+    let preview = {
+        let node = node.clone();
+        Resource::new(|| (), move |_| preview_drain(node.clone()))
+    };
+    view! {
+        <Suspense fallback=|| view! { <p class="loading">"Looking the node up…"</p> }>
+            {move || preview.get().map(|outcome| match outcome {
+                Ok(report) if report.listed => {
+                    view! { <NodeActionDialogFor state node=node.clone() report /> }.into_any()
+                }
+                Ok(_) => view! {
+                    <section class="error-panel" role="alert">
+                        <h2>"No such node"</h2>
+                        <p class="error-message">
+                            "The link asks to change a node this console does not list; nothing was opened."
+                        </p>
+                    </section>
+                }
+                    .into_any(),
+                Err(error) => view! { <ErrorPanel error /> }.into_any(),
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+fn NodeActionDialogFor(state: TargetState, node: String, report: DrainPreview) -> impl IntoView {
     let back = urls::here();
     let (verb, ctl) = match state {
         TargetState::Draining => ("Drain", "drain"),
@@ -103,33 +129,18 @@ fn NodeActionConfirm(state: TargetState, node: String) -> impl IntoView {
         }
         _ => "New work stops going to this node. What runs there keeps running.",
     };
-    let preview = {
-        let node = node.clone();
-        Resource::new(|| (), move |_| preview_drain(node.clone()))
-    };
     view! {
         <ConfirmDialog title=format!("{verb} {node}?") cancel_href=back.clone()>
             <p>{explanation}</p>
-            {(state == TargetState::Draining)
-                .then(|| {
-                    view! {
-                        <Suspense fallback=|| view! { <p class="loading">"Working out what would move…"</p> }>
-                            {move || preview.get().map(|outcome| match outcome {
-                                Ok(report) => view! { <DrainPreviewView report /> }.into_any(),
-                                Err(error) => view! { <ErrorPanel error /> }.into_any(),
-                            })}
-                        </Suspense>
-                    }
-                })}
-            <CtlCommand command=format!("llmgw ctl {ctl} {node}") />
-            <ActionForm action attr:class="confirm-form">
+            {(state == TargetState::Draining).then(|| view! { <DrainPreviewView report /> })}
+            <CtlCommand command=format::ctl_command(&[ctl, &node]) />
+            <form method="post" action=SetNodeState::PATH class="confirm-form">
                 <input type="hidden" name="node" value=node.clone() />
                 <input type="hidden" name="state" value=state.as_str() />
                 <input type="hidden" name="confirm" value="yes" />
                 <input type="hidden" name="back" value=back />
                 <button type="submit" class="danger">{format!("{verb} {node}")}</button>
-            </ActionForm>
-            <ActionRefusal action />
+            </form>
         </ConfirmDialog>
     }
 }

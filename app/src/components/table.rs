@@ -23,6 +23,33 @@ use crate::urls::{self, decode_component, encode_query};
 /// hundred rows keep a refresh cheap for the browser and the console alike.
 pub const PAGE_ROWS: usize = 100;
 
+/// A filter of more words than this is no narrower for it, only slower.
+pub const FILTER_WORDS: usize = 16;
+
+/// No name a filter looks for is longer.
+pub const FILTER_WORD_CHARS: usize = 64;
+
+/// A facet's value is a state, a status or a model's name.
+const FACET_VALUE_LIMIT: usize = 256;
+
+/// The filter as the table applies it: its distinct words (a word repeated
+/// narrows nothing), at most [`FILTER_WORDS`] of at most
+/// [`FILTER_WORD_CHARS`] characters, so that the cost of a filter and the
+/// size of every link that carries it are bounded whatever the URL says.
+fn bounded_filter(text: &str) -> String {
+    let mut kept: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        let word: String = word.chars().take(FILTER_WORD_CHARS).collect();
+        if !kept.iter().any(|k| k.to_lowercase() == word.to_lowercase()) {
+            kept.push(word);
+        }
+        if kept.len() == FILTER_WORDS {
+            break;
+        }
+    }
+    kept.join(" ")
+}
+
 /// One table's view settings, as read from the URL.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TableQuery {
@@ -59,13 +86,20 @@ impl TableQuery {
         let mut query = Self::default();
         for (key, value) in pairs {
             match key.as_str() {
-                "q" => query.q = value.trim().to_string(),
+                "q" => query.q = bounded_filter(&value),
                 "sort" => query.sort = Some(value).filter(|s| !s.is_empty()),
                 "desc" => query.desc = value == "1",
                 "page" => query.page = value.trim().parse::<usize>().unwrap_or(1).saturating_sub(1),
                 // One-shot parameters never survive a change of view.
                 one_shot if urls::is_one_shot(one_shot) => {}
-                _ => query.rest.push((key, value)),
+                // A facet once, its value a name at most; any other
+                // parameter is dropped rather than copied into every link
+                // of the page.
+                facet if urls::is_facet(facet) && !query.rest.iter().any(|(k, _)| *k == key) => {
+                    let value = value.chars().take(FACET_VALUE_LIMIT).collect();
+                    query.rest.push((key, value));
+                }
+                _ => {}
             }
         }
         query
@@ -419,7 +453,7 @@ mod tests {
         }
 
         fn passes(&self, facet: &str, value: &str) -> bool {
-            facet != "odd" || (self.1 % 2 == 1) == (value == "1")
+            facet != "errors" || (self.1 % 2 == 1) == (value == "1")
         }
     }
 
@@ -430,7 +464,7 @@ mod tests {
     #[test]
     fn the_server_cuts_one_page_after_facets_filter_and_sort() {
         let all = rows(250);
-        let q = TableQuery::parse("odd=1&sort=n&desc=1&page=2");
+        let q = TableQuery::parse("errors=1&sort=n&desc=1&page=2");
         let page = q.page_of(&all);
         assert_eq!(
             (page.total, page.shown, page.page, page.pages()),
@@ -476,6 +510,31 @@ mod tests {
             q.filter_form_fields()
                 .iter()
                 .all(|(k, _)| k != "page" && k != "q")
+        );
+    }
+
+    #[test]
+    fn a_query_is_bounded_whatever_the_url_says() {
+        let huge = "gpu ".repeat(15_000);
+        let q = TableQuery::parse(&format!(
+            "q={huge}&pad={}&state=ready&state=cordoned",
+            "x".repeat(60_000)
+        ));
+        assert_eq!(q.q, "gpu", "repeated words are one word");
+        assert_eq!(q.rest, vec![("state".to_string(), "ready".to_string())]);
+        assert!(
+            !q.page_href(1).contains("pad"),
+            "unknown parameters are not carried"
+        );
+        let many: Vec<String> = (0..100)
+            .map(|i| format!("w{i}{}", "y".repeat(100)))
+            .collect();
+        let q = TableQuery::parse(&format!("q={}", many.join("+")));
+        assert_eq!(q.words().len(), FILTER_WORDS);
+        assert!(
+            q.words()
+                .iter()
+                .all(|w| w.chars().count() <= FILTER_WORD_CHARS)
         );
     }
 }

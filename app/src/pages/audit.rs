@@ -5,13 +5,11 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::components::{Column, DataTable, Live, TableQuery, TableRow, use_table_query};
+use crate::components::{Column, LiveTable, TableRow};
 use crate::server_fns::audit::{AuditRecord, Outcome, recent_audit};
 
 #[component]
 pub fn AuditPage() -> impl IntoView {
-    let records = Resource::new(|| (), |_| recent_audit());
-    let query = use_table_query();
     view! {
         <Title text="Audit" />
         <h1>"Audit"</h1>
@@ -19,16 +17,35 @@ pub fn AuditPage() -> impl IntoView {
             "Every attempt at a change through this console since it started, refused ones "
             "included. The full record is in the console's log (and its audit log file)."
         </p>
-        <Live resource=records render=move |records| render_records(records, query) />
+        <LiveTable
+            fetch=recent_audit
+            class="data audit"
+            noun="attempts"
+            one="attempt"
+            empty="No change has been attempted through this console since it started."
+        />
     }
 }
 
 fn outcome_label(outcome: Outcome) -> &'static str {
     match outcome {
+        Outcome::Sent => "sent",
         Outcome::Done => "done",
         Outcome::Refused => "refused",
         Outcome::Failed => "failed",
     }
+}
+
+/// "refused", "refused ×499", "done (the client left before the answer)".
+fn outcome_text(r: &AuditRecord) -> String {
+    let mut text = outcome_label(r.outcome).to_string();
+    if r.times > 1 {
+        text.push_str(&format!(" ×{}", r.times));
+    }
+    if r.client_left {
+        text.push_str(" (the client left before the answer)");
+    }
+    text
 }
 
 /// The fields worth a glance, in a stable order; the log has them all.
@@ -61,40 +78,25 @@ impl TableRow for AuditRecord {
             view! { <code>{r.action.clone()}</code> }.into_any()
         }),
         Column::<Self>::new("target", "Target", |r| target_text(r).into_any()),
-        Column::<Self>::new("outcome", "Outcome", |r| {
-            outcome_label(r.outcome).into_any()
-        }),
+        Column::<Self>::new("outcome", "Outcome", |r| outcome_text(r).into_any()),
         Column::<Self>::new("reason", "Reason", |r| {
             r.reason.clone().unwrap_or_else(|| "-".into()).into_any()
         }),
     ];
     const ROW_HEADER: Option<usize> = Some(1);
 
-    /// Attempts have no id; the same one is the same time, actor, action
-    /// and target.
+    /// An attempt's number and what the record says of it: an attempt
+    /// sent and then done is two rows.
     fn key(&self) -> String {
-        format!(
-            "{} {} {} {}",
-            self.time,
-            self.actor,
-            self.action,
-            target_text(self)
-        )
+        format!("{} {}", self.attempt, outcome_label(self.outcome))
     }
 
     fn mark(&self) -> Option<&'static str> {
         Some(match self.outcome {
+            Outcome::Sent => "outcome-sent",
             Outcome::Done => "outcome-done",
             Outcome::Refused => "outcome-refused",
             Outcome::Failed => "outcome-failed",
         })
     }
-}
-
-fn render_records(records: Vec<AuditRecord>, query: Memo<TableQuery>) -> impl IntoView {
-    if records.is_empty() {
-        return view! { <p class="empty">"No change has been attempted through this console since it started."</p> }
-            .into_any();
-    }
-    view! { <DataTable rows=records query class="data audit" /> }.into_any()
 }

@@ -1,15 +1,15 @@
 //! `/weights`: cached weights that no model in the catalog needs, per node,
 //! and their collection behind a confirmation the server enforces.
 
-use leptos::form::ActionForm;
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
 use crate::admin_api::types::OrphanView;
 use crate::components::{
-    ActionRefusal, Column, ConfirmDialog, CtlCommand, ErrorPanel, Live, PagedTable, ReceiptBanner,
-    SortKey, TableQuery, TableRow, use_table_query,
+    Column, ConfirmDialog, CtlCommand, ErrorPanel, Live, PagedTable, ReceiptBanner, SortKey,
+    TableQuery, TableRow, use_table_query,
 };
 use crate::error::ConsoleError;
 use crate::format::{self, file_size};
@@ -114,18 +114,16 @@ fn OrphanTable(orphans: Vec<OrphanView>, query: Memo<TableQuery>) -> impl IntoVi
 /// page render hands out a confirmation by itself.
 #[component]
 fn ReviewButton(node: String, label: String, danger: bool) -> impl IntoView {
-    let action = ServerAction::<PreviewCollect>::new();
     let name = if node.is_empty() {
         "Collect on every node".to_string()
     } else {
         format!("Collect on {node}")
     };
     view! {
-        <ActionForm action attr:class="inline">
+        <form method="post" action=PreviewCollect::PATH class="inline">
             <input type="hidden" name="node" value=node />
             <button type="submit" class:danger=danger aria-label=name>{label}</button>
-        </ActionForm>
-        <ActionRefusal action />
+        </form>
     }
 }
 
@@ -200,11 +198,10 @@ fn CollectPreviewView(preview: CollectPreview) -> impl IntoView {
     if preview.files == 0 {
         return view! { <p class="empty">"Nothing to reclaim here."</p> }.into_any();
     }
-    let action = ServerAction::<CollectWeights>::new();
     let ctl = if preview.scope.is_empty() {
-        "llmgw ctl weights --collect".to_string()
+        format::ctl_command(&["weights", "--collect"])
     } else {
-        format!("llmgw ctl weights --collect --node {}", preview.scope)
+        format::ctl_command(&["weights", "--collect", "--node", &preview.scope])
     };
     view! {
         <p>
@@ -234,15 +231,14 @@ fn CollectPreviewView(preview: CollectPreview) -> impl IntoView {
         <p class="muted">
             {format!("This confirmation is for exactly this list and expires in {} s.", preview.expires_in_seconds)}
         </p>
-        <ActionForm action attr:class="confirm-form">
+        <form method="post" action=CollectWeights::PATH class="confirm-form">
             <input type="hidden" name="node" value=preview.scope.clone() />
             <input type="hidden" name="token" value=preview.token.clone() />
             <input type="hidden" name="back" value="/weights" />
             <button type="submit" class="danger">
                 {format!("Delete {} ({})", format::count(preview.files, "file", "files"), file_size(preview.bytes))}
             </button>
-        </ActionForm>
-        <ActionRefusal action />
+        </form>
     }
     .into_any()
 }

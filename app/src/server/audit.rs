@@ -1,35 +1,82 @@
 //! The audit: one record per attempt at a change, refused ones included.
-//! The router opens a [`Draft`] for every server function call that is not
-//! a known read, before any check runs, and closes it with the answer; so a
-//! server function added later is audited without anyone adding a line.
-//! Handlers only make the record more precise (what exactly was targeted,
-//! how the admin API answered).
+//! The request pipeline opens a [`Draft`] for every call of a function that
+//! is not a known read, before any check of the function's own runs, and
+//! closes it with the answer, in the task that runs the call to its end
+//! even when the client has gone. An attempt that reaches the admin API
+//! is recorded once more *before* it is sent ([`Draft::sending`]), and the
+//! client's changing calls take the proof of that record: no record, no
+//! change, as Vault does it.
+//!
+//! Every record is bounded whoever sends it: the fields the function
+//! takes, each cut short; a request refused before it reaches a function
+//! carries no body at all, and identical refusals from one peer within a
+//! second are counted on one record.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Serialize;
 
 pub use crate::audit_record::{AuditRecord, Outcome};
+use crate::error::ConsoleError;
+use crate::server::signing::unix_now;
 
 /// How many records `/audit` shows: enough for a shift, bounded whatever
-/// the traffic (a record is a few hundred bytes; a collection's paths more).
+/// the traffic.
 pub const KEPT: usize = 500;
 
+/// A value in a record is a name, a state or a path; anything longer is cut.
+pub const VALUE_LIMIT: usize = 256;
+
+/// A reason is a sentence or two.
+pub const REASON_LIMIT: usize = 512;
+
+/// Peers whose repeated refusals are being counted at once; past this the
+/// counts are written out and counting starts again.
+const COUNTED_PEERS: usize = 256;
+
+/// `text`, cut to `limit` characters with an ellipsis.
+pub fn clipped(text: &str, limit: usize) -> String {
+    if text.chars().count() <= limit {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(limit).collect();
+    cut.push('…');
+    cut
+}
+
+/// Proof that the record of a change about to be sent is written; the
+/// admin API client's changing calls are only reachable with one.
+#[derive(Debug)]
+pub struct AuditWritten(());
+
 /// The record of one call while it runs; handlers find it in the request.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Draft(Arc<Mutex<DraftState>>);
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct DraftState {
+    /// Who, what, and the fields; outcome and reason are filled at the end.
+    record: AuditRecord,
     /// "Drain gpu-h100-01", once the handler has checked what it was asked.
     description: Option<String>,
-    target: BTreeMap<String, serde_json::Value>,
     outcome: Option<(Outcome, Option<String>)>,
 }
 
 impl Draft {
+    /// Opens the record of an attempt: `record`'s outcome is replaced when
+    /// it is written.
+    pub fn open(record: AuditRecord) -> Self {
+        Self(Arc::new(Mutex::new(DraftState {
+            record,
+            description: None,
+            outcome: None,
+        })))
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, DraftState> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -37,11 +84,11 @@ impl Draft {
     /// Adds `key` to what the attempt was about.
     pub fn target(&self, key: &str, value: impl Serialize) {
         let value = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
-        self.lock().target.insert(key.to_string(), value);
+        self.lock().record.target.insert(key.to_string(), value);
     }
 
-    /// What the operator asked for, in their words, for the receipt of a
-    /// refusal that comes after this point.
+    /// What the operator asked for, in the console's words, for the receipt
+    /// of a refusal that comes after this point.
     pub fn describe(&self, description: impl Into<String>) {
         self.lock().description = Some(description.into());
     }
@@ -61,49 +108,110 @@ impl Draft {
         self.lock().outcome.clone()
     }
 
-    pub fn take_target(&self) -> BTreeMap<String, serde_json::Value> {
-        std::mem::take(&mut self.lock().target)
+    /// Writes the record of this attempt as sent, before it is: the proof
+    /// is what the admin API client's changing calls take. When the record
+    /// cannot be written, the change is refused.
+    pub fn sending(&self, log: &AuditLog) -> Result<AuditWritten, ConsoleError> {
+        let record = self.finished(Outcome::Sent, None, false);
+        log.write(record)
+            .map(|()| AuditWritten(()))
+            .map_err(ConsoleError::AuditUnavailable)
     }
+
+    /// The record of how the attempt ended.
+    pub fn finished(
+        &self,
+        outcome: Outcome,
+        reason: Option<String>,
+        client_left: bool,
+    ) -> AuditRecord {
+        let mut record = self.lock().record.clone();
+        record.time = rfc3339(unix_now());
+        record.outcome = outcome;
+        record.reason = reason.map(|r| clipped(&r, REASON_LIMIT));
+        record.client_left = client_left;
+        record
+    }
+}
+
+/// The identical refusals from one peer being counted.
+#[derive(Debug)]
+struct Repeats {
+    second: u64,
+    /// Refusals after the first one in `second`, not yet written.
+    more: u64,
+    record: AuditRecord,
 }
 
 /// Where records go: always the `audit` log target (which no `--log`
 /// filter turns off), `--audit-log FILE` when given (appended, never
-/// truncated), and the last [`KEPT`] in memory for `/audit`.
+/// truncated, opened again on [`AuditLog::reopen`]), and the last [`KEPT`]
+/// in memory for `/audit`.
 #[derive(Debug)]
 pub struct AuditLog {
+    path: Option<PathBuf>,
     file: Option<Mutex<std::fs::File>>,
     recent: Mutex<VecDeque<AuditRecord>>,
     /// Records written since start: open audit pages read again when it moves.
-    written: std::sync::atomic::AtomicU64,
+    written: AtomicU64,
+    attempts: AtomicU64,
+    repeats: Mutex<HashMap<(String, String, String), Repeats>>,
+}
+
+fn open_append(path: &Path) -> Result<std::fs::File, String> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("cannot open the audit log {}: {e}", path.display()))
 }
 
 impl AuditLog {
-    pub fn new(file: Option<&std::path::Path>) -> Result<Self, String> {
-        let file = match file {
-            Some(path) => Some(Mutex::new(
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(path)
-                    .map_err(|e| format!("cannot open the audit log {}: {e}", path.display()))?,
-            )),
-            None => None,
-        };
+    pub fn new(file: Option<&Path>) -> Result<Self, String> {
         Ok(Self {
-            file,
+            file: file.map(open_append).transpose()?.map(Mutex::new),
+            path: file.map(Path::to_path_buf),
             recent: Mutex::new(VecDeque::with_capacity(KEPT)),
-            written: std::sync::atomic::AtomicU64::new(0),
+            written: AtomicU64::new(0),
+            attempts: AtomicU64::new(0),
+            repeats: Mutex::new(HashMap::new()),
         })
     }
 
-    pub fn write(&self, record: AuditRecord) {
+    /// The number of a new attempt.
+    pub fn next_attempt(&self) -> u64 {
+        self.attempts.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Opens the file again under its name, so that it can be rotated from
+    /// outside (moved away, then SIGHUP). Records keep going to the old
+    /// file until the new one is open.
+    pub fn reopen(&self) -> Result<(), String> {
+        let (Some(path), Some(file)) = (&self.path, &self.file) else {
+            return Ok(());
+        };
+        let fresh = open_append(path)?;
+        *file.lock().unwrap_or_else(PoisonError::into_inner) = fresh;
+        Ok(())
+    }
+
+    /// Writes `record` everywhere it goes. The error says why the file could
+    /// not take it; the log and `/audit` still have it.
+    pub fn write(&self, record: AuditRecord) -> Result<(), String> {
+        self.write_due_repeats(unix_now());
+        self.write_now(record)
+    }
+
+    fn write_now(&self, record: AuditRecord) -> Result<(), String> {
         let line = serde_json::to_string(&record)
             .unwrap_or_else(|e| format!(r#"{{"error":"unencodable audit record: {e}"}}"#));
         tracing::info!(target: "audit", "{line}");
+        let mut outcome = Ok(());
         if let Some(file) = &self.file {
             let mut file = file.lock().unwrap_or_else(PoisonError::into_inner);
             if let Err(e) = writeln!(file, "{line}") {
                 tracing::error!(target: "audit", error = %e, "the audit log cannot be written");
+                outcome = Err(e.to_string());
             }
         }
         let mut recent = self.recent.lock().unwrap_or_else(PoisonError::into_inner);
@@ -111,12 +219,79 @@ impl AuditLog {
             recent.pop_front();
         }
         recent.push_back(record);
-        self.written
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.written.fetch_add(1, Ordering::Relaxed);
+        outcome
+    }
+
+    /// A request refused before it reached its function (another site, a
+    /// name this console does not answer to, too large, the wrong method).
+    /// The first of its kind from a peer in a second is written at once;
+    /// the rest of that second are counted and written as one record.
+    pub fn refused_early(&self, mut record: AuditRecord) {
+        let now = unix_now();
+        self.write_due_repeats(now);
+        record.reason = record.reason.map(|r| clipped(&r, REASON_LIMIT));
+        let key = (
+            record.peer.clone().unwrap_or_default(),
+            record.action.clone(),
+            record.reason.clone().unwrap_or_default(),
+        );
+        {
+            let mut repeats = self.repeats.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(counted) = repeats.get_mut(&key)
+                && counted.second == now
+            {
+                counted.more += 1;
+                return;
+            }
+            if repeats.len() >= COUNTED_PEERS {
+                let all: Vec<Repeats> = repeats.drain().map(|(_, r)| r).collect();
+                drop(repeats);
+                self.write_repeats(all);
+                repeats = self.repeats.lock().unwrap_or_else(PoisonError::into_inner);
+            }
+            repeats.insert(
+                key,
+                Repeats {
+                    second: now,
+                    more: 0,
+                    record: record.clone(),
+                },
+            );
+        }
+        // Refused before any check of the function's: nothing more to say.
+        record.attempt = self.next_attempt();
+        let _ = self.write_now(record);
+    }
+
+    /// Writes the counts of every second that has ended.
+    pub fn write_due_repeats(&self, now: u64) {
+        let due: Vec<Repeats> = {
+            let mut repeats = self.repeats.lock().unwrap_or_else(PoisonError::into_inner);
+            if repeats.is_empty() {
+                return;
+            }
+            let ended: Vec<_> = repeats
+                .iter()
+                .filter(|(_, r)| r.second < now)
+                .map(|(k, _)| k.clone())
+                .collect();
+            ended.iter().filter_map(|k| repeats.remove(k)).collect()
+        };
+        self.write_repeats(due);
+    }
+
+    fn write_repeats(&self, repeats: Vec<Repeats>) {
+        for counted in repeats.into_iter().filter(|r| r.more > 0) {
+            let mut record = counted.record;
+            record.attempt = self.next_attempt();
+            record.times = counted.more;
+            let _ = self.write_now(record);
+        }
     }
 
     pub fn written(&self) -> u64 {
-        self.written.load(std::sync::atomic::Ordering::Relaxed)
+        self.written.load(Ordering::Relaxed)
     }
 
     /// Newest first.
@@ -148,6 +323,24 @@ pub fn rfc3339(secs: u64) -> String {
     )
 }
 
+/// A record of `action` by nobody in particular, for tests and for what
+/// the pipeline fills in.
+pub fn blank_record(action: &str) -> AuditRecord {
+    AuditRecord {
+        attempt: 0,
+        time: rfc3339(unix_now()),
+        actor: String::new(),
+        user: None,
+        peer: None,
+        action: action.to_string(),
+        target: BTreeMap::new(),
+        outcome: Outcome::Refused,
+        reason: None,
+        times: 1,
+        client_left: false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,12 +349,8 @@ mod tests {
         AuditRecord {
             time: rfc3339(0),
             actor: format!("op{n}"),
-            user: None,
-            peer: None,
-            action: "set_node_state".into(),
-            target: BTreeMap::new(),
-            outcome: Outcome::Refused,
             reason: Some("read-only".into()),
+            ..blank_record("set_node_state")
         }
     }
 
@@ -172,23 +361,90 @@ mod tests {
         assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
     }
 
+    fn temp_file(name: &str) -> PathBuf {
+        let path = std::env::temp_dir().join(format!("llmgw-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        path
+    }
+
     #[test]
     fn memory_keeps_the_newest_and_the_file_keeps_everything() {
-        let dir = std::env::temp_dir().join(format!("llmgw-audit-{}", std::process::id()));
-        let _ = std::fs::remove_file(&dir);
-        std::fs::write(&dir, "earlier line\n").expect("writable");
-        let log = AuditLog::new(Some(&dir)).expect("opens");
+        let path = temp_file("audit-kept");
+        std::fs::write(&path, "earlier line\n").expect("writable");
+        let log = AuditLog::new(Some(&path)).expect("opens");
         for n in 0..KEPT + 3 {
-            log.write(record(n));
+            log.write(record(n)).expect("written");
         }
         let recent = log.recent();
         assert_eq!(recent.len(), KEPT);
         assert_eq!(recent[0].actor, format!("op{}", KEPT + 2));
-        let text = std::fs::read_to_string(&dir).expect("readable");
+        let text = std::fs::read_to_string(&path).expect("readable");
         assert_eq!(text.lines().count(), KEPT + 4, "appended, never truncated");
         let last: AuditRecord =
             serde_json::from_str(text.lines().last().expect("a line")).expect("one JSON record");
         assert_eq!(last, record(KEPT + 2));
-        let _ = std::fs::remove_file(&dir);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn identical_early_refusals_in_a_second_are_one_record_with_a_count() {
+        let log = AuditLog::new(None).expect("opens");
+        let refusal = |peer: &str| AuditRecord {
+            peer: Some(peer.into()),
+            reason: Some("another site sent it".into()),
+            ..blank_record("set_node_state")
+        };
+        let now = unix_now();
+        for _ in 0..500 {
+            log.refused_early(refusal("10.0.0.1"));
+        }
+        log.refused_early(refusal("10.0.0.2"));
+        // A second may have turned during the loop: at most two windows.
+        log.write_due_repeats(now + 5);
+        let recent = log.recent();
+        assert!(recent.len() <= 5, "{recent:?}");
+        let from_one: u64 = recent
+            .iter()
+            .filter(|r| r.peer.as_deref() == Some("10.0.0.1"))
+            .map(|r| r.times.max(1))
+            .sum();
+        assert_eq!(from_one, 500, "every refusal is counted");
+        assert!(recent.iter().any(|r| r.peer.as_deref() == Some("10.0.0.2")));
+    }
+
+    #[test]
+    fn a_change_is_not_sent_when_its_record_cannot_be_written() {
+        // Linux's full device takes an open and refuses every write.
+        let log = AuditLog::new(Some(Path::new("/dev/full"))).expect("opens");
+        let draft = Draft::open(blank_record("set_node_state"));
+        assert!(matches!(
+            draft.sending(&log),
+            Err(ConsoleError::AuditUnavailable(_))
+        ));
+        let ok = AuditLog::new(None).expect("opens");
+        assert!(draft.sending(&ok).is_ok());
+        assert_eq!(ok.recent()[0].outcome, Outcome::Sent);
+    }
+
+    #[test]
+    fn a_rotated_file_is_reopened_under_its_name() {
+        let path = temp_file("audit-rotated");
+        let moved = temp_file("audit-rotated.1");
+        let log = AuditLog::new(Some(&path)).expect("opens");
+        log.write(record(1)).expect("written");
+        std::fs::rename(&path, &moved).expect("moved away");
+        log.write(record(2)).expect("written to the moved file");
+        log.reopen().expect("reopens");
+        log.write(record(3)).expect("written to the new file");
+        let lines = |p: &Path| {
+            std::fs::read_to_string(p)
+                .expect("readable")
+                .lines()
+                .count()
+        };
+        assert_eq!(lines(&moved), 2);
+        assert_eq!(lines(&path), 1);
+        let _ = std::fs::remove_file(&path);
+        let _ = std::fs::remove_file(&moved);
     }
 }

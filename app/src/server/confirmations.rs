@@ -91,13 +91,9 @@ impl Confirmations {
     }
 
     /// Checks `token` for `scope` against what the admin API lists now.
-    pub fn verify(
-        &self,
-        token: &str,
-        scope: &str,
-        current: &PathSet,
-        now: u64,
-    ) -> Result<Verified, ConsoleError> {
+    /// Checks what `token` itself says (signed here, not expired, for
+    /// `scope`) before anything is listed to compare it with.
+    pub fn check(&self, token: &str, scope: &str, now: u64) -> Result<Checked, ConsoleError> {
         let claim: Claim =
             self.signer
                 .verify(PURPOSE, token)
@@ -114,13 +110,19 @@ impl Confirmations {
                 reason: "it was issued for another node".into(),
             });
         }
-        Ok(Verified {
-            expires_in: Duration::from_secs(claim.expires - now),
-            unchanged: claim.set == digest(current),
-        })
+        Ok(Checked(claim))
     }
 
-    /// [`Self::verify`], refusing a set that changed since the review.
+    pub fn verify(
+        &self,
+        token: &str,
+        scope: &str,
+        current: &PathSet,
+        now: u64,
+    ) -> Result<Verified, ConsoleError> {
+        Ok(self.check(token, scope, now)?.against(current, now))
+    }
+
     pub fn redeem(
         &self,
         token: &str,
@@ -132,6 +134,20 @@ impl Confirmations {
             Ok(())
         } else {
             Err(ConsoleError::ListChanged)
+        }
+    }
+}
+
+/// A confirmation this console issued, unexpired, for the scope asked.
+#[derive(Debug)]
+pub struct Checked(Claim);
+
+impl Checked {
+    /// Whether `current` is still the set it was issued for.
+    pub fn against(&self, current: &PathSet, now: u64) -> Verified {
+        Verified {
+            expires_in: Duration::from_secs(self.0.expires.saturating_sub(now)),
+            unchanged: self.0.set == digest(current),
         }
     }
 }

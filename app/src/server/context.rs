@@ -10,12 +10,14 @@ use ipnet::IpNet;
 use leptos::prelude::use_context;
 
 use super::Confirmations;
-use super::audit::{AuditLog, Draft};
+use super::audit::{AuditLog, Draft, blank_record};
 use super::change_feed::{Beat, ChangeFeed, Sources};
 use super::signing::Signer;
 use super::snapshots::Snapshots;
 use super::wall_feed::WallFeed;
-use crate::admin_api::{Actor, AdminApiClient, ChangeAuthorized, ChangePolicy, Identity};
+use crate::admin_api::{
+    Actor, AdminApiClient, ChangeAuthorized, ChangePermitted, ChangePolicy, Identity,
+};
 use crate::audit_record::Outcome;
 use crate::error::ConsoleError;
 use crate::ui_settings::UiSettings;
@@ -79,13 +81,31 @@ impl ConsoleContext {
     /// The permission every change needs; refused on a read-only console,
     /// and without a user when one is required. Hiding a button is not
     /// enforcement: this is.
-    pub fn authorize_change(&self) -> Result<ChangeAuthorized, ConsoleError> {
+    pub fn authorize_change(&self) -> Result<ChangePermitted, ConsoleError> {
         let policy = ChangePolicy {
             read_only: self.ui.read_only,
             require_user: self.require_user,
         };
         // A refusal reaches the audit with the answer; see `audit`.
-        ChangeAuthorized::check(policy, &self.identity())
+        ChangePermitted::check(policy, &self.identity())
+    }
+
+    /// Writes the record of the change about to be sent, and only then
+    /// lets it be sent: when the audit cannot take the record, the change
+    /// is refused and llmgw is asked nothing.
+    pub fn record_sending(
+        &self,
+        permitted: ChangePermitted,
+    ) -> Result<ChangeAuthorized, ConsoleError> {
+        let draft = self.audit_draft().unwrap_or_else(|| {
+            // Every change the pipeline lets through has a draft; a call
+            // from elsewhere is still recorded, under what is known.
+            let mut record = blank_record("unlisted change");
+            record.actor = permitted.actor().to_string();
+            Draft::open(record)
+        });
+        let written = draft.sending(&self.audit)?;
+        Ok(permitted.recorded(written))
     }
 
     /// The audit record of the call being served: opened by the router for
@@ -129,13 +149,22 @@ pub fn identity_of(
             peer: None,
         };
     };
+    // An IPv4 client of a dual-stack listener arrives as ::ffff:a.b.c.d;
+    // it is the IPv4 address that trusted ranges are written for.
     let peer: Option<IpAddr> = parts
         .extensions
         .get::<ConnectInfo<SocketAddr>>()
-        .map(|ConnectInfo(addr)| addr.ip());
-    let claimed = header
-        .and_then(|h| parts.headers.get(h))
-        .and_then(|v| v.to_str().ok());
+        .map(|ConnectInfo(addr)| addr.ip().to_canonical());
+    // A name sent twice is not one name: a proxy that appends rather than
+    // replaces would pass the client's own first. The pipeline refuses such
+    // a request; no one is named here either.
+    let claimed = header.and_then(|h| {
+        let mut values = parts.headers.get_all(h).iter();
+        match (values.next(), values.next()) {
+            (Some(one), None) => one.to_str().ok(),
+            _ => None,
+        }
+    });
     let from_proxy = peer.is_some_and(|ip| trusted.iter().any(|net| net.contains(&ip)));
     let user = match claimed {
         Some(name) if from_proxy => Actor::new(name),
@@ -191,6 +220,24 @@ mod tests {
             "llmgw-console (10.1.2.3)",
             "no header configured"
         );
+    }
+
+    #[test]
+    fn a_name_sent_twice_names_no_one_and_mapped_peers_are_ipv4() {
+        let header = HeaderName::from_static("x-forwarded-user");
+        let trusted = nets(&["127.0.0.0/8"]);
+        let mut twice = parts(&[("x-forwarded-user", "mallory")], Some("127.0.0.1:1"));
+        twice
+            .headers
+            .append("x-forwarded-user", "alice".parse().expect("value"));
+        assert_eq!(
+            identity_of(Some(&twice), Some(&header), &trusted).user,
+            None
+        );
+        let mapped = parts(&[("x-forwarded-user", "ana")], Some("[::ffff:127.0.0.1]:1"));
+        let who = identity_of(Some(&mapped), Some(&header), &trusted);
+        assert_eq!(who.actor().as_str(), "ana");
+        assert_eq!(who.peer, Some("127.0.0.1".parse().expect("ip")));
     }
 
     #[test]

@@ -11,22 +11,58 @@ use crate::urls;
 const NAME_LIMIT: usize = 512;
 
 /// `value` as a name of `what` ("node id", "model name"): not empty, no
-/// control characters, not absurdly long, and not a path step.
+/// control or invisible formatting characters, not absurdly long, and not
+/// a path step. The refusal never repeats the value: what a request
+/// carries is not the console's to say.
 pub fn name<'a>(what: &str, value: &'a str) -> Result<&'a str, ConsoleError> {
     if value.trim().is_empty() {
         return Err(ConsoleError::BadRequest(format!("a {what} is required")));
     }
     if value.chars().any(char::is_control) {
         return Err(ConsoleError::BadRequest(format!(
-            "{value:?} is not a {what}: it contains control characters"
+            "that is not a {what}: it contains control characters"
+        )));
+    }
+    if value.chars().any(is_format_character) {
+        return Err(ConsoleError::BadRequest(format!(
+            "that is not a {what}: it contains invisible formatting characters"
         )));
     }
     if value.len() > NAME_LIMIT || value == "." || value == ".." {
-        return Err(ConsoleError::BadRequest(format!(
-            "{value:?} is not a {what}"
-        )));
+        return Err(ConsoleError::BadRequest(format!("that is not a {what}")));
     }
     Ok(value)
+}
+
+/// Unicode's format characters (category Cf): bidirectional overrides and
+/// isolates that make a name read differently from what it is, zero-width
+/// spaces and joiners that make two names look alike, tags. No node id or
+/// model name has a use for one.
+pub fn is_format_character(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{600}'..='\u{605}'
+            | '\u{61c}'
+            | '\u{6dd}'
+            | '\u{70f}'
+            | '\u{890}'..='\u{891}'
+            | '\u{8e2}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{110bd}'
+            | '\u{110cd}'
+            | '\u{13430}'..='\u{1343f}'
+            | '\u{1bca0}'..='\u{1bca3}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0001}'
+            | '\u{e0020}'..='\u{e007f}'
+    )
 }
 
 /// A node id, or nothing (every node).
@@ -73,13 +109,29 @@ mod tests {
             name("model name", "acme/support bot:v2"),
             Ok("acme/support bot:v2")
         );
-        for bad in ["", "  ", "gpu\n01", "gpu\t01", "gpu\u{7f}", ".", ".."] {
+        for bad in [
+            "",
+            "  ",
+            "gpu\n01",
+            "gpu\t01",
+            "gpu\u{7f}",
+            ".",
+            "..",
+            "gpu-\u{202e}10-upg",
+            "gpu\u{200b}01",
+            "gpu\u{feff}",
+            "gpu\u{e0041}",
+        ] {
             assert!(
                 matches!(name("node id", bad), Err(ConsoleError::BadRequest(_))),
                 "{bad:?}"
             );
         }
         assert!(name("node id", &"x".repeat(600)).is_err());
+        let Err(ConsoleError::BadRequest(why)) = name("node id", "curl evil\u{202e}") else {
+            panic!("refused");
+        };
+        assert!(!why.contains("curl"), "the refusal repeats no input: {why}");
         assert_eq!(optional_name("node id", ""), Ok(None));
     }
 

@@ -250,16 +250,21 @@ impl Snapshots {
     /// One model's explanation, shared like the lists when the catalog
     /// lists the model, asked for directly otherwise.
     pub async fn explain(&self, model: &str) -> Answer<ExplainView> {
-        let listed = self
-            .models()
-            .await
-            .is_ok_and(|models| models.iter().any(|m| m.name == model));
-        if !listed {
-            return self
-                .api
-                .explain_placement(&reader(), model)
-                .await
-                .map(Arc::new);
+        match self.models().await {
+            Ok(models) if !models.iter().any(|m| m.name == model) => {
+                return Err(AdminApiError::NotInCatalog {
+                    model: model.to_string(),
+                });
+            }
+            Ok(_) => {}
+            // Without a catalog to judge by, llmgw says.
+            Err(_) => {
+                return self
+                    .api
+                    .explain_placement(&reader(), model)
+                    .await
+                    .map(Arc::new);
+            }
         }
         let snapshot = {
             let mut explains = self.explains.lock().unwrap_or_else(PoisonError::into_inner);

@@ -1,21 +1,28 @@
-//! This console's recent audit records, for `/audit`.
+//! This console's recent audit records, for `/audit`: paged like every
+//! table, so that its cost is one page whatever the records hold.
 
 use leptos::prelude::*;
 
 pub use crate::audit_record::{AuditRecord, Outcome};
+use crate::components::TablePage;
 use crate::error::ConsoleError;
 
+/// The page of recent records that `query` (the table's URL query) shows.
 #[server(endpoint = "/recent_audit")]
-pub async fn recent_audit() -> Result<Vec<AuditRecord>, ConsoleError> {
-    ssr::recent()
+pub async fn recent_audit(
+    #[server(default)] query: String,
+) -> Result<TablePage<AuditRecord>, ConsoleError> {
+    ssr::recent(query)
 }
 
 #[cfg(feature = "ssr")]
 mod ssr {
     use super::*;
+    use crate::components::TableQuery;
     use crate::server::ConsoleContext;
 
-    pub fn recent() -> Result<Vec<AuditRecord>, ConsoleError> {
-        Ok(ConsoleContext::current()?.audit.recent())
+    pub fn recent(query: String) -> Result<TablePage<AuditRecord>, ConsoleError> {
+        let records = ConsoleContext::current()?.audit.recent();
+        Ok(TableQuery::parse(&query).page_of(&records))
     }
 }

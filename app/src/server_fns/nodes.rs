@@ -87,7 +87,7 @@ mod ssr {
         let orphans = orphans.ok();
         let orphans = orphans.as_deref().map_or(&[][..], Vec::as_slice);
         Ok(NodeReport {
-            drain: drain_preview(&id, &models, &replicas),
+            drain: drain_preview(&id, &nodes, &models, &replicas),
             around: Surroundings::around(&|n| n == id, &nodes, orphans, &replicas),
             node: nodes.iter().find(|n| n.id == id).cloned(),
             replicas: replicas
@@ -104,8 +104,9 @@ mod ssr {
         input::name("node id", &node)?;
         let cx = ConsoleContext::current()?;
         let lists = &cx.snapshots;
-        let (models, replicas) = tokio::join!(lists.models(), lists.replicas());
-        Ok(drain_preview(&node, &models?, &replicas?))
+        let (nodes, models, replicas) =
+            tokio::join!(lists.nodes(), lists.models(), lists.replicas());
+        Ok(drain_preview(&node, &nodes?, &models?, &replicas?))
     }
 
     pub async fn set_node_state(
@@ -123,12 +124,24 @@ mod ssr {
             TargetState::Cordoned => "Cordon",
             TargetState::Draining => "Drain",
         };
-        let action = format!("{verb} {node}");
+        // The receipt names the node only when the console lists it: a
+        // hand-made form must not put its own words in the console's mouth.
+        let listed = cx
+            .snapshots
+            .nodes()
+            .await
+            .is_ok_and(|nodes| nodes.iter().any(|n| n.id == node));
+        let action = if listed {
+            format!("{verb} {node}")
+        } else {
+            format!("{verb} a node this console does not list")
+        };
         cx.audit_describe(&action);
-        let change = cx.authorize_change()?;
+        let permitted = cx.authorize_change()?;
         if state != TargetState::Ready && !confirmed {
             return Err(ConsoleError::ConfirmationMissing);
         }
+        let change = cx.record_sending(permitted)?;
         let outcome = cx.admin_api.set_node_state(&change, node, state).await;
         cx.snapshots.changed();
         let receipt = match outcome {

@@ -41,7 +41,7 @@ impl Receipt {
     pub fn refused(action: impl Into<String>, error: &ConsoleError) -> Self {
         Self {
             action: action.into(),
-            error: Some(error.to_string()),
+            error: Some(error.in_console_words()),
             ..Self::default()
         }
     }

@@ -99,10 +99,10 @@ mod ssr {
     ) -> Result<CollectPreview, ConsoleError> {
         input::optional_name("node id", &node)?;
         let cx = ConsoleContext::current()?;
+        // A token this console did not sign costs nothing upstream.
+        let checked = cx.confirmations.check(&token, &node, unix_now())?;
         let orphans = in_scope(&cx, &node).await?;
-        let verified = cx
-            .confirmations
-            .verify(&token, &node, &path_set(&orphans), unix_now())?;
+        let verified = checked.against(&path_set(&orphans), unix_now());
         Ok(CollectPreview {
             scope: node,
             files: orphans.iter().map(|o| o.paths.len()).sum(),
@@ -122,10 +122,24 @@ mod ssr {
         let scope_node = input::optional_name("node id", &node)?;
         let back = ReturnPath::from_form(back.as_deref(), "/weights")?;
         let cx = ConsoleContext::current()?;
-        let scope = scope_node.unwrap_or("every node");
+        // Named only when listed: the receipt speaks the console's words.
+        let listed = match scope_node {
+            None => true,
+            Some(id) => cx
+                .snapshots
+                .nodes()
+                .await
+                .is_ok_and(|nodes| nodes.iter().any(|n| n.id == id)),
+        };
+        let scope = match scope_node {
+            _ if !listed => "a node this console does not list",
+            Some(id) => id,
+            None => "every node",
+        };
         let action = format!("Collect orphaned weights on {scope}");
         cx.audit_describe(&action);
-        let change = cx.authorize_change()?;
+        let permitted = cx.authorize_change()?;
+        let checked = cx.confirmations.check(&token, &node, unix_now())?;
         // What would be deleted now must be exactly what was confirmed.
         let current = path_set(&in_scope(&cx, &node).await?);
         cx.audit_target(
@@ -135,8 +149,10 @@ mod ssr {
                 .map(|(node, path)| format!("{node}:{path}"))
                 .collect::<Vec<_>>(),
         );
-        cx.confirmations
-            .redeem(&token, &node, &current, unix_now())?;
+        if !checked.against(&current, unix_now()).unchanged {
+            return Err(ConsoleError::ListChanged);
+        }
+        let change = cx.record_sending(permitted)?;
         let outcome = cx.admin_api.collect_weights(&change, scope_node).await;
         cx.snapshots.changed();
         let receipt = match outcome {

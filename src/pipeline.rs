@@ -1,0 +1,478 @@
+//! The one request pipeline: what every request the console answers goes
+//! through, in this order, read top to bottom in [`pipeline`]. It wraps the
+//! whole router, so a page or a server function added tomorrow passes every
+//! step without anyone adding a line.
+//!
+//! 1. A name the console does not answer to is refused (DNS rebinding).
+//! 2. Embedded files are served; nothing else about them needs checking.
+//! 3. The change stream is capped per peer.
+//! 4. A proxy's user header sent twice is refused: which one names the user?
+//! 5. Another site may not ask for anything but a read.
+//! 6. A change comes as a POST.
+//! 7. The body is read once, bounded in size and in time.
+//! 8. A change's audit record is opened with the fields its function takes.
+//! 9. The answer is made within a turn, in a task of its own that runs to
+//!    its end when the client leaves and closes the audit record.
+//!
+//! Every refusal of an attempt at a change before it reached its function
+//! is audited without its body, counted rather than repeated.
+
+use std::net::{IpAddr, SocketAddr};
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use app::error::ConsoleError;
+use app::server::ConsoleContext;
+use app::server::attempts::Call;
+use app::server::audit::{
+    AuditLog, AuditRecord, Draft, Outcome, REASON_LIMIT, blank_record, clipped,
+};
+use app::server::context::identity_of;
+use app::server_fns::receipts::{Receipt, seal};
+use app::urls;
+use axum::body::{Body, Bytes};
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, Uri, header, request::Parts};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use futures_util::FutureExt;
+
+use crate::allowed_hosts::AllowedHosts;
+use crate::connections::PeerStreams;
+use crate::cross_origin;
+use crate::turns::{Kind, Turns};
+
+/// Server function calls carry a few names at most; anything larger is not
+/// from this console's pages.
+pub const BODY_LIMIT: usize = 64 * 1024;
+
+/// A body of that size arrives in well under this on any network an
+/// operator uses; a client that trickles it holds a connection for nothing.
+pub const BODY_TIME: Duration = Duration::from_secs(10);
+
+/// An error is a sentence or two; anything longer is not one of ours.
+const ERROR_BODY_LIMIT: usize = 64 * 1024;
+
+/// What every request shares on its way through.
+#[derive(Clone)]
+pub struct Pipeline {
+    pub console: ConsoleContext,
+    pub hosts: AllowedHosts,
+    pub turns: Turns,
+    pub streams: PeerStreams,
+}
+
+pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Response {
+    let call = Call::of(req.uri().path());
+    // 1. The names this console is known by.
+    let host = host_of(&req);
+    if !p.hosts.allows(&host) {
+        let why = format!("it was sent for a name this console does not answer to ({host:?})");
+        p.refused_early(&req, &call, &why);
+        return refusal(
+            StatusCode::MISDIRECTED_REQUEST,
+            format!(
+                "this console does not answer to {:?}; start it with --allowed-host to allow that name\n",
+                clipped(&host, 200)
+            ),
+        );
+    }
+    // 2. Files: fixed bytes, the same for everyone.
+    if let Some(file) = crate::assets::respond(req.method(), req.uri().path(), req.headers()) {
+        return file;
+    }
+    // 3. Open pages' change streams: a few per peer, each a connection held.
+    if req.uri().path() == app::heartbeat::PATH {
+        let Some(slot) = p.streams.open(peer_of(&req)) else {
+            return too_many_streams();
+        };
+        let mut req = req;
+        req.extensions_mut().insert(slot);
+        return next.run(req).await;
+    }
+    // 4. One user header, or none.
+    if let Some(header) = &p.console.actor_header
+        && req.headers().get_all(header).iter().nth(1).is_some()
+    {
+        let why = format!(
+            "it names its user twice ({header}); the proxy must replace the header, not add to it"
+        );
+        p.refused_early(&req, &call, &why);
+        return refusal(StatusCode::BAD_REQUEST, format!("refused: {why}\n"));
+    }
+    // 5. Another site may read, and nothing more.
+    if let Err(why) = cross_origin::check(req.method(), req.headers()) {
+        p.refused_early(&req, &call, &why.to_string());
+        return refusal(
+            StatusCode::FORBIDDEN,
+            format!("refused: {why}. Changes are made from this console's own pages.\n"),
+        );
+    }
+    // 6. A change is a POST, as every form of the console sends it.
+    if matches!(call, Call::Change { .. }) && req.method() != Method::POST {
+        p.refused_early(&req, &call, "a change is sent with POST");
+        return refusal(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "a change is sent with POST\n".into(),
+        );
+    }
+    let (mut parts, body) = req.into_parts();
+    // Leptos would read an error for a page's form from the page's own URL,
+    // where anyone could have written it.
+    if !call.is_function() {
+        parts.uri = without_error_params(&parts.uri);
+    }
+    // 7. The body, once.
+    let body = if parts.method == Method::GET || parts.method == Method::HEAD {
+        Bytes::new()
+    } else {
+        match read_body(body).await {
+            Ok(bytes) => bytes,
+            Err((status, why)) => {
+                p.refused_early(&Request::from_parts(parts, Body::empty()), &call, why);
+                return refusal(status, format!("{why}\n"));
+            }
+        }
+    };
+    // 8. A change's record, opened before its function's own checks.
+    let draft = match &call {
+        Call::Change { action, fields } => {
+            let mut record = p.record_of(&parts, action);
+            match fields.map(|f| f.fields(&body)) {
+                Some(None) => {
+                    let why = format!("its fields are not those {action} takes");
+                    p.refused_early(&Request::from_parts(parts, Body::empty()), &call, &why);
+                    return refusal(StatusCode::BAD_REQUEST, format!("refused: {why}\n"));
+                }
+                Some(Some(fields)) => record.target = fields,
+                None => {}
+            }
+            record.attempt = p.console.audit.next_attempt();
+            let draft = Draft::open(record);
+            parts.extensions.insert(draft.clone());
+            Some(draft)
+        }
+        _ => None,
+    };
+    let back = return_path(&parts, &call, &body);
+    let kind = if draft.is_some() {
+        Kind::Change
+    } else {
+        Kind::Render
+    };
+    // 9. Made within a turn, to its end whoever is still waiting.
+    let left = ClientLeft::default();
+    let watching = left.watch();
+    let console = p.console.clone();
+    let is_function = call.is_function();
+    let req = Request::from_parts(parts, Body::from(body));
+    let unrun = Unrun(draft.clone().map(|d| (d, p.console.audit.clone())));
+    let answer = p.turns.run(kind, async move {
+        unrun.ran();
+        let response = match AssertUnwindSafe(next.run(req)).catch_unwind().await {
+            Ok(response) => response,
+            Err(_) => {
+                tracing::error!("a request made the console panic; it answered 500");
+                failed_inside()
+            }
+        };
+        if !is_function {
+            return response;
+        }
+        let response = with_error_status(response).await;
+        if let Some(draft) = &draft {
+            let (outcome, reason) = outcome_of(draft, &response);
+            let record = draft.finished(outcome, reason, watching.load(Ordering::SeqCst));
+            // The change already happened or did not: a record the file
+            // cannot take is still in the log and on `/audit`.
+            let _ = console.audit.write(record);
+        }
+        back_with_refusal(&console, draft.as_ref(), &back, response)
+    });
+    let response = answer.await;
+    left.answered();
+    response
+}
+
+impl Pipeline {
+    /// Who is asking, and what, for the audit.
+    fn record_of(&self, parts: &Parts, action: &str) -> AuditRecord {
+        let who = identity_of(
+            Some(parts),
+            self.console.actor_header.as_ref(),
+            &self.console.trusted_proxies,
+        );
+        AuditRecord {
+            actor: who.actor().to_string(),
+            user: who.user.as_ref().map(ToString::to_string),
+            peer: who.peer.map(|ip| ip.to_string()),
+            ..blank_record(action)
+        }
+    }
+
+    /// A request refused before its function ran: for an attempt at a
+    /// change, an audit record without the body; for anything else, a line
+    /// in the log.
+    fn refused_early(&self, req: &Request, call: &Call, why: &str) {
+        let why = clipped(why, REASON_LIMIT);
+        match call {
+            Call::Change { action, .. } => {
+                let (parts, ()) = clone_parts(req);
+                let mut record = self.record_of(&parts, action);
+                record.reason = Some(why);
+                self.console.audit.refused_early(record);
+            }
+            _ => {
+                tracing::warn!(target: "audit", path = %clipped(req.uri().path(), 200), reason = %why, "refused a request");
+            }
+        }
+    }
+}
+
+/// The parts of a request, for reading who sent it.
+fn clone_parts(req: &Request) -> (Parts, ()) {
+    let mut copy = Request::new(());
+    *copy.method_mut() = req.method().clone();
+    *copy.uri_mut() = req.uri().clone();
+    *copy.headers_mut() = req.headers().clone();
+    if let Some(info) = req.extensions().get::<ConnectInfo<SocketAddr>>() {
+        copy.extensions_mut().insert(*info);
+    }
+    copy.into_parts()
+}
+
+fn host_of(req: &Request) -> String {
+    req.headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .or_else(|| req.uri().authority().map(|a| a.as_str()))
+        .unwrap_or("")
+        .to_string()
+}
+
+/// The peer's address, an IPv4 client of a dual-stack listener as IPv4.
+pub fn peer_of<B>(req: &axum::http::Request<B>) -> Option<IpAddr> {
+    req.extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(addr)| addr.ip().to_canonical())
+}
+
+fn refusal(status: StatusCode, text: String) -> Response {
+    (status, text).into_response()
+}
+
+fn too_many_streams() -> Response {
+    let mut response = refusal(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "too many open pages from this address; close some and this one reconnects by itself\n"
+            .into(),
+    );
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("30"));
+    response
+}
+
+/// The body whole, or why not: too large, or too slow to arrive.
+async fn read_body(body: Body) -> Result<Bytes, (StatusCode, &'static str)> {
+    match tokio::time::timeout(BODY_TIME, axum::body::to_bytes(body, BODY_LIMIT)).await {
+        Ok(Ok(bytes)) => Ok(bytes),
+        Ok(Err(_)) => Err((
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "the request body is too large or was cut off",
+        )),
+        Err(_) => Err((
+            StatusCode::REQUEST_TIMEOUT,
+            "the request body did not arrive in time",
+        )),
+    }
+}
+
+/// `uri` without Leptos's error parameters.
+fn without_error_params(uri: &Uri) -> Uri {
+    let Some(query) = uri.query() else {
+        return uri.clone();
+    };
+    let is_error = |pair: &str| {
+        let key = pair.split('=').next().unwrap_or("");
+        key == "__err" || key == "__path"
+    };
+    if !query.split('&').any(is_error) {
+        return uri.clone();
+    }
+    let kept: Vec<&str> = query.split('&').filter(|p| !is_error(p)).collect();
+    let path_and_query = if kept.is_empty() {
+        uri.path().to_string()
+    } else {
+        format!("{}?{}", uri.path(), kept.join("&"))
+    };
+    path_and_query.parse().unwrap_or_else(|_| uri.clone())
+}
+
+/// An attempt whose client left while it waited for its turn never ran:
+/// its record says so, rather than nothing.
+struct Unrun(Option<(Draft, Arc<AuditLog>)>);
+
+impl Unrun {
+    fn ran(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Unrun {
+    fn drop(&mut self) {
+        if let Some((draft, audit)) = self.0.take() {
+            let why = "the client left before the change's turn came; nothing was sent";
+            let _ = audit.write(draft.finished(Outcome::Refused, Some(why.into()), true));
+        }
+    }
+}
+
+/// A panic inside a request, as the audit and the page see it.
+fn failed_inside() -> Response {
+    let error =
+        ConsoleError::Internal("a request made the console panic; its log says more".into());
+    let mut response = (StatusCode::INTERNAL_SERVER_ERROR, error.to_string()).into_response();
+    response.extensions_mut().insert(error);
+    response
+}
+
+/// Whether the client went away before its answer was made: the request's
+/// future is dropped with the connection, and this guard with it.
+#[derive(Default)]
+struct ClientLeft {
+    gone: Arc<AtomicBool>,
+    answered: bool,
+}
+
+impl ClientLeft {
+    /// What the task making the answer reads.
+    fn watch(&self) -> Arc<AtomicBool> {
+        self.gone.clone()
+    }
+
+    fn answered(mut self) {
+        self.answered = true;
+    }
+}
+
+impl Drop for ClientLeft {
+    fn drop(&mut self) {
+        if !self.answered {
+            self.gone.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Server functions answer every failure with a 500 (or, to a form posted
+/// without JavaScript, a redirect with the error as its body); the
+/// console's own error type knows better. Gives each failed call the status
+/// its error stands for (403 read-only, 409 a stale confirmation, 502 an
+/// admin API that failed...), and leaves the decoded error with the answer
+/// for the audit and the return to the page.
+async fn with_error_status(response: Response) -> Response {
+    let failed = response.status() == StatusCode::INTERNAL_SERVER_ERROR;
+    let redirected = response.status().is_redirection();
+    if !(failed || redirected) {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, ERROR_BODY_LIMIT).await else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    if let Ok(error) = serde_json::from_slice::<ConsoleError>(&bytes) {
+        if failed {
+            parts.status = StatusCode::from_u16(error.http_status())
+                .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        }
+        parts.extensions.insert(error);
+    }
+    Response::from_parts(parts, Body::from(bytes))
+}
+
+/// How the attempt ended: the error the call answered with, else what the
+/// handler recorded from the admin API's answer, else the status.
+fn outcome_of(draft: &Draft, response: &Response) -> (Outcome, Option<String>) {
+    if let Some(error) = response.extensions().get::<ConsoleError>() {
+        let outcome = match error {
+            ConsoleError::AdminApi(_) | ConsoleError::Internal(_) | ConsoleError::Transport(_) => {
+                Outcome::Failed
+            }
+            _ => Outcome::Refused,
+        };
+        return (outcome, Some(error.to_string()));
+    }
+    if let Some(recorded) = draft.recorded_outcome() {
+        return recorded;
+    }
+    let status = response.status();
+    if status.is_success() || status.is_redirection() {
+        (Outcome::Done, None)
+    } else if status.is_client_error() {
+        (Outcome::Refused, Some(status.to_string()))
+    } else {
+        (Outcome::Failed, Some(status.to_string()))
+    }
+}
+
+/// The page a refused form goes back to: the form's `back`, else the page
+/// that posted it, else the overview. Always a path on this console.
+fn return_path(parts: &Parts, call: &Call, body: &[u8]) -> String {
+    if !call.is_function() {
+        return "/".into();
+    }
+    let back = form_field(body, "back");
+    if back.is_some() {
+        return urls::local_return_path(back.as_deref(), "/");
+    }
+    let referer = parts
+        .headers
+        .get(header::REFERER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|r| r.split_once("://"))
+        .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]));
+    urls::local_return_path(referer, "/")
+}
+
+fn form_field(body: &[u8], name: &str) -> Option<String> {
+    form_urlencoded_pairs(body)
+        .into_iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v)
+}
+
+fn form_urlencoded_pairs(body: &[u8]) -> Vec<(String, String)> {
+    serde_urlencoded::from_bytes(body).unwrap_or_default()
+}
+
+/// A form posted without JavaScript and refused goes back to the page it
+/// came from with the refusal as a signed receipt in the console's own
+/// words (never Leptos's `__err`, which anyone could write into a link).
+fn back_with_refusal(
+    console: &ConsoleContext,
+    draft: Option<&Draft>,
+    back: &str,
+    mut response: Response,
+) -> Response {
+    let Some(error) = response.extensions().get::<ConsoleError>().cloned() else {
+        return response;
+    };
+    // Leptos redirects a form posted without JavaScript, failed or not.
+    if !response.status().is_redirection() {
+        return response;
+    }
+    let label = draft
+        .and_then(Draft::description)
+        .unwrap_or_else(|| "Your last action".to_string());
+    let Ok(sealed) = seal(&console.signer, Receipt::refused(label, &error)) else {
+        return response;
+    };
+    let location = urls::with_params(back, &[("receipt", &sealed)]);
+    if let Ok(value) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(header::LOCATION, value);
+        *response.status_mut() = StatusCode::SEE_OTHER;
+    }
+    response
+}
