@@ -57,7 +57,7 @@ impl Limits {
                 .saturating_sub(RESERVED_DESCRIPTORS)
                 .clamp(64, 10_000),
             per_peer: 256,
-            streams_per_peer: 64,
+            streams_per_peer: 128,
             header_read: Duration::from_secs(20),
             idle: Duration::from_secs(60),
             write_stall: Duration::from_secs(20),

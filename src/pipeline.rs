@@ -140,14 +140,10 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
     let draft = match &call {
         Call::Change { action, fields } => {
             let mut record = p.record_of(&parts, action);
-            match fields.map(|f| f.fields(&body)) {
-                Some(None) => {
-                    let why = format!("its fields are not those {action} takes");
-                    p.refused_early(&Request::from_parts(parts, Body::empty()), &call, &why);
-                    return refusal(StatusCode::BAD_REQUEST, format!("refused: {why}\n"));
-                }
-                Some(Some(fields)) => record.target = fields,
-                None => {}
+            // A form that is not the function's is recorded without its
+            // fields; the function refuses it in its own words.
+            if let Some(fields) = fields.and_then(|f| f.fields(&body)) {
+                record.target = fields;
             }
             record.attempt = p.console.audit.next_attempt();
             let draft = Draft::open(record);

@@ -87,8 +87,21 @@ pub fn with_params(url: &str, pairs: &[(&str, &str)]) -> String {
 /// `path_and_query` without its one-shot parameters: where an action returns
 /// to, and what a dialog's "Cancel" goes back to.
 pub fn without_one_shot(path_and_query: &str) -> String {
-    without_params(path_and_query, is_one_shot)
+    without_params(path_and_query, |key| {
+        is_one_shot(key) || !is_view_param(key)
+    })
 }
+
+/// What a view's address may carry from link to link: its facets, its
+/// filter, sort and page, and the wall's layout. Anything else in a URL
+/// is dropped rather than copied into every link of the page.
+pub fn is_view_param(key: &str) -> bool {
+    is_facet(key) || matches!(key, "q" | "sort" | "desc" | "page" | "panels" | "cycle")
+}
+
+/// No view parameter's value is longer: a filter keeps 16 words of 64
+/// characters.
+const VIEW_VALUE_LIMIT: usize = 1_100;
 
 /// `path_and_query` without its filter (`?q=`): what `Esc` in a table goes to.
 pub fn without_filter(path_and_query: &str) -> String {
@@ -103,7 +116,7 @@ fn without_params(path_and_query: &str, drop: impl Fn(&str) -> bool) -> String {
         .split('&')
         .filter(|pair| {
             let key = pair.split('=').next().unwrap_or_default();
-            !pair.is_empty() && !drop(&decode_component(key))
+            !pair.is_empty() && pair.len() <= VIEW_VALUE_LIMIT && !drop(&decode_component(key))
         })
         .collect();
     if kept.is_empty() {

@@ -271,7 +271,8 @@ async fn an_action_the_admin_api_refuses_shows_its_message_verbatim() {
     let page = app.parsed(&location).await;
     assert_eq!(
         page.text("section.receipt h2"),
-        "Uncordon no-such-node failed"
+        "Uncordon a node this console does not list failed",
+        "a receipt names only the nodes the console lists"
     );
     assert_eq!(
         page.text("section.receipt .error-message"),

@@ -85,7 +85,7 @@ async fn a_change_whose_record_cannot_be_written_is_not_sent() {
         .await;
     assert_eq!(answer.status(), 503);
     let body = answer.text().await.expect("body");
-    assert!(body.contains("audit record cannot be written"), "{body}");
+    assert!(body.contains("AuditUnavailable"), "{body}");
     let calls = app.simulator.calls().counts();
     assert_eq!(calls.get("/api/v1/nodes/{id}/state"), None, "{calls:?}");
     assert!(!app.lists().node(&node).state.is_cordoned());
@@ -105,9 +105,12 @@ async fn another_sites_requests_cannot_fill_the_audit() {
             .header("content-type", "application/x-www-form-urlencoded")
             .body(body.to_string())
             .send()
-            .await
-            .expect("answers");
-        assert_eq!(answer.status(), 403);
+            .await;
+        // Refused before its body is read: the client may see the 403 or,
+        // still sending, a closed connection.
+        if let Ok(answer) = answer {
+            assert_eq!(answer.status(), 403);
+        }
     }
     let records = app.context_audit();
     let counted: u64 = records.iter().map(|r| r.times.max(1)).sum();

@@ -222,7 +222,6 @@ async fn an_unknown_model_is_answered_without_asking_llmgw() {
     let before = explains_asked(&app);
     for name in ["no/such", "no/such:2", "no/such:3"] {
         let response = app.get(&urls::placement(name)).await;
-        assert_eq!(response.status(), 404);
         let page = crate::html::Page::parse(&response.text().await.expect("body"));
         let panel = page.text(".error-panel");
         assert!(panel.contains("not in the catalog"), "{panel}");
