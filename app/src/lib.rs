@@ -102,12 +102,14 @@ fn Header(ui: UiSettings) -> impl IntoView {
     let location = leptos_router::hooks::use_location();
     let on_wall = move || location.pathname.with(|p| p == "/wall");
     let theme = ui.theme;
-    // The switch comes back to exactly this view.
+    // The switch comes back to this view.
     let switch = move || {
-        theme.switch_href(&urls::path_and_query(
+        // Its view parameters only: anything else in the address would be
+        // copied into every page's header.
+        theme.switch_href(&urls::without_one_shot(&urls::path_and_query(
             &location.pathname.get(),
             &location.search.get(),
-        ))
+        )))
     };
     move || {
         (!on_wall()).then(|| {
