@@ -62,7 +62,7 @@ impl Turns {
             renders: Arc::new(Semaphore::new(renders.max(1))),
             changes: Arc::new(Semaphore::new(changes.max(1))),
             sending: Arc::new(Semaphore::new(
-                sending_bytes.min(Semaphore::MAX_PERMITS).max(1),
+                sending_bytes.clamp(1, Semaphore::MAX_PERMITS),
             )),
         }
     }
