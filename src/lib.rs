@@ -12,7 +12,11 @@ pub mod cross_origin;
 #[cfg(feature = "ssr")]
 pub mod pipeline;
 #[cfg(feature = "ssr")]
+pub mod places;
+#[cfg(feature = "ssr")]
 pub mod readiness;
+#[cfg(feature = "ssr")]
+pub mod refusal;
 #[cfg(feature = "ssr")]
 pub mod router;
 #[cfg(feature = "ssr")]
@@ -27,6 +31,8 @@ pub mod theme_switch;
 pub mod turns;
 #[cfg(feature = "ssr")]
 pub mod updates;
+#[cfg(feature = "ssr")]
+pub mod watched;
 
 /// Called by the generated JS once the WASM is loaded: takes over the
 /// server-rendered page without re-rendering it.

@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use app::error::ConsoleError;
 use app::server::ConsoleContext;
-use app::server::attempts::Call;
+use app::server::attempts::{Call, for_the_record};
 use app::server::audit::{
     AuditLog, AuditRecord, Draft, Outcome, REASON_LIMIT, blank_record, clipped,
 };
@@ -40,8 +40,9 @@ use axum::response::{IntoResponse, Response};
 use futures_util::FutureExt;
 
 use crate::allowed_hosts::AllowedHosts;
-use crate::connections::PeerStreams;
+use crate::connections::{PeerStreams, StreamSlot};
 use crate::cross_origin;
+use crate::refusal::{refusal, retry_later};
 use crate::turns::{Kind, Turns};
 
 /// Server function calls carry a few names at most; anything larger is not
@@ -66,11 +67,12 @@ pub struct Pipeline {
 
 pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Response {
     let call = Call::of(req.uri().path());
+    let (mut parts, body) = req.into_parts();
     // 1. The names this console is known by.
-    let host = host_of(&req);
+    let host = host_of(&parts);
     if !p.hosts.allows(&host) {
         let why = format!("it was sent for a name this console does not answer to ({host:?})");
-        p.refused_early(&req, &call, &why);
+        p.refused_early(&parts, &call, &why);
         return refusal(
             StatusCode::MISDIRECTED_REQUEST,
             format!(
@@ -80,45 +82,43 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
         );
     }
     // 2. Files: fixed bytes, the same for everyone.
-    if let Some(file) = crate::assets::respond(req.method(), req.uri().path(), req.headers()) {
+    if let Some(file) = crate::assets::respond(&parts.method, parts.uri.path(), &parts.headers) {
         return file;
     }
     // 3. Open pages' change streams: a few per peer, each a connection held.
-    if req.uri().path() == app::heartbeat::PATH {
-        let Some(slot) = p.streams.open(peer_of(&req)) else {
+    if parts.uri.path() == app::heartbeat::PATH {
+        let Some(place) = p.streams.take(peer_of(&parts)) else {
             return too_many_streams();
         };
-        let mut req = req;
-        req.extensions_mut().insert(slot);
-        return next.run(req).await;
+        parts.extensions.insert(StreamSlot::new(place));
+        return next.run(Request::from_parts(parts, body)).await;
     }
     // 4. One user header, or none.
     if let Some(header) = &p.console.actor_header
-        && req.headers().get_all(header).iter().nth(1).is_some()
+        && parts.headers.get_all(header).iter().nth(1).is_some()
     {
         let why = format!(
             "it names its user twice ({header}); the proxy must replace the header, not add to it"
         );
-        p.refused_early(&req, &call, &why);
+        p.refused_early(&parts, &call, &why);
         return refusal(StatusCode::BAD_REQUEST, format!("refused: {why}\n"));
     }
     // 5. Another site may read, and nothing more.
-    if let Err(why) = cross_origin::check(req.method(), req.headers()) {
-        p.refused_early(&req, &call, &why.to_string());
+    if let Err(why) = cross_origin::check(&parts.method, &parts.headers) {
+        p.refused_early(&parts, &call, &why.to_string());
         return refusal(
             StatusCode::FORBIDDEN,
             format!("refused: {why}. Changes are made from this console's own pages.\n"),
         );
     }
     // 6. A change is a POST, as every form of the console sends it.
-    if matches!(call, Call::Change { .. }) && req.method() != Method::POST {
-        p.refused_early(&req, &call, "a change is sent with POST");
+    if matches!(call, Call::Change { .. }) && parts.method != Method::POST {
+        p.refused_early(&parts, &call, "a change is sent with POST");
         return refusal(
             StatusCode::METHOD_NOT_ALLOWED,
-            "a change is sent with POST\n".into(),
+            "a change is sent with POST\n",
         );
     }
-    let (mut parts, body) = req.into_parts();
     // Leptos would read an error for a page's form from the page's own URL,
     // where anyone could have written it.
     if !call.is_function() {
@@ -131,28 +131,35 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
         match read_body(body).await {
             Ok(bytes) => bytes,
             Err((status, why)) => {
-                p.refused_early(&Request::from_parts(parts, Body::empty()), &call, why);
+                p.refused_early(&parts, &call, why);
                 return refusal(status, format!("{why}\n"));
             }
         }
     };
-    // 8. A change's record, opened before its function's own checks.
-    let draft = match &call {
+    // 8. A change's record, opened before its function's own checks, with
+    // the fields its function takes, read once: a form that is not the
+    // function's is recorded without them, and the function refuses it in
+    // its own words.
+    let (draft, back) = match &call {
         Call::Change { action, fields } => {
+            let fields = fields.and_then(|f| f.read(&body));
+            let back = fields
+                .as_ref()
+                .and_then(|f| f.get("back"))
+                .and_then(|v| v.as_str());
+            let back = return_path(&parts, back);
             let mut record = p.record_of(&parts, action);
-            // A form that is not the function's is recorded without its
-            // fields; the function refuses it in its own words.
-            if let Some(fields) = fields.and_then(|f| f.fields(&body)) {
-                record.target = fields;
+            if let Some(fields) = fields {
+                record.target = for_the_record(fields);
             }
             record.attempt = p.console.audit.next_attempt();
             let draft = Draft::open(record);
             parts.extensions.insert(draft.clone());
-            Some(draft)
+            (Some(draft), back)
         }
-        _ => None,
+        Call::Read | Call::Unknown => (None, return_path(&parts, None)),
+        Call::Page => (None, "/".to_string()),
     };
-    let back = return_path(&parts, &call, &body);
     let kind = if draft.is_some() {
         Kind::Change
     } else {
@@ -211,64 +218,44 @@ impl Pipeline {
     /// A request refused before its function ran: for an attempt at a
     /// change, an audit record without the body; for anything else, a line
     /// in the log.
-    fn refused_early(&self, req: &Request, call: &Call, why: &str) {
+    fn refused_early(&self, parts: &Parts, call: &Call, why: &str) {
         let why = clipped(why, REASON_LIMIT);
         match call {
             Call::Change { action, .. } => {
-                let (parts, ()) = clone_parts(req);
-                let mut record = self.record_of(&parts, action);
+                let mut record = self.record_of(parts, action);
                 record.reason = Some(why);
                 self.console.audit.refused_early(record);
             }
             _ => {
-                tracing::warn!(target: "audit", path = %clipped(req.uri().path(), 200), reason = %why, "refused a request");
+                tracing::warn!(target: "audit", path = %clipped(parts.uri.path(), 200), reason = %why, "refused a request");
             }
         }
     }
 }
 
-/// The parts of a request, for reading who sent it.
-fn clone_parts(req: &Request) -> (Parts, ()) {
-    let mut copy = Request::new(());
-    *copy.method_mut() = req.method().clone();
-    *copy.uri_mut() = req.uri().clone();
-    *copy.headers_mut() = req.headers().clone();
-    if let Some(info) = req.extensions().get::<ConnectInfo<SocketAddr>>() {
-        copy.extensions_mut().insert(*info);
-    }
-    copy.into_parts()
-}
-
-fn host_of(req: &Request) -> String {
-    req.headers()
+fn host_of(parts: &Parts) -> String {
+    parts
+        .headers
         .get(header::HOST)
         .and_then(|v| v.to_str().ok())
-        .or_else(|| req.uri().authority().map(|a| a.as_str()))
+        .or_else(|| parts.uri.authority().map(|a| a.as_str()))
         .unwrap_or("")
         .to_string()
 }
 
 /// The peer's address, an IPv4 client of a dual-stack listener as IPv4.
-pub fn peer_of<B>(req: &axum::http::Request<B>) -> Option<IpAddr> {
-    req.extensions()
+fn peer_of(parts: &Parts) -> Option<IpAddr> {
+    parts
+        .extensions
         .get::<ConnectInfo<SocketAddr>>()
         .map(|ConnectInfo(addr)| addr.ip().to_canonical())
 }
 
-fn refusal(status: StatusCode, text: String) -> Response {
-    (status, text).into_response()
-}
-
 fn too_many_streams() -> Response {
-    let mut response = refusal(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "too many open pages from this address; close some and this one reconnects by itself\n"
-            .into(),
-    );
-    response
-        .headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from_static("30"));
-    response
+    retry_later(
+        "too many open pages from this address; close some and this one reconnects by itself\n",
+        30,
+    )
 }
 
 /// The body whole, or why not: too large, or too slow to arrive.
@@ -415,13 +402,9 @@ fn outcome_of(draft: &Draft, response: &Response) -> (Outcome, Option<String>) {
 
 /// The page a refused form goes back to: the form's `back`, else the page
 /// that posted it, else the overview. Always a path on this console.
-fn return_path(parts: &Parts, call: &Call, body: &[u8]) -> String {
-    if !call.is_function() {
-        return "/".into();
-    }
-    let back = form_field(body, "back");
+fn return_path(parts: &Parts, back: Option<&str>) -> String {
     if back.is_some() {
-        return urls::local_return_path(back.as_deref(), "/");
+        return urls::local_return_path(back, "/");
     }
     let referer = parts
         .headers
@@ -430,17 +413,6 @@ fn return_path(parts: &Parts, call: &Call, body: &[u8]) -> String {
         .and_then(|r| r.split_once("://"))
         .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]));
     urls::local_return_path(referer, "/")
-}
-
-fn form_field(body: &[u8], name: &str) -> Option<String> {
-    form_urlencoded_pairs(body)
-        .into_iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v)
-}
-
-fn form_urlencoded_pairs(body: &[u8]) -> Vec<(String, String)> {
-    serde_urlencoded::from_bytes(body).unwrap_or_default()
 }
 
 /// A form posted without JavaScript and refused goes back to the page it

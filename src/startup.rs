@@ -17,7 +17,7 @@ use app::ui_settings::UiSettings;
 use tokio::net::TcpListener;
 
 use crate::allowed_hosts::AllowedHosts;
-use crate::connections::{self, Limits, PeerStreams};
+use crate::connections::{self, Limits};
 use crate::router::router;
 use crate::settings::{Settings, SimulateArgs};
 use crate::simulator::{Simulator, generated};
@@ -95,7 +95,7 @@ pub async fn run_console(settings: Settings) -> Result<(), String> {
     let audit = context.audit.clone();
     tokio::spawn(keep_audit(audit));
     let limits = Limits::for_this_process();
-    let app = router(context, hosts, PeerStreams::new(limits.streams_per_peer));
+    let app = router(context, hosts, limits.stream_places());
     connections::serve(listener, app, limits, async move {
         shutdown_signal().await;
         // Open pages' update streams would hold the shutdown up for good.

@@ -20,9 +20,11 @@
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use tokio::sync::Semaphore;
+
+use crate::refusal::retry_later;
 
 /// No page or answer of the console's comes near this; one that does is
 /// refused rather than held.
@@ -134,19 +136,15 @@ fn failed(why: &str) -> Response {
 
 /// Too much is waiting for slow clients: a moment later there is room.
 pub fn busy() -> Response {
-    let mut response = (
-        StatusCode::SERVICE_UNAVAILABLE,
+    retry_later(
         "the console is busy sending answers to slow clients; try again in a moment\n",
+        1,
     )
-        .into_response();
-    response
-        .headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-    response
 }
 
 #[cfg(test)]
 mod tests {
+    use axum::http::header;
     use std::time::Duration;
 
     use super::*;

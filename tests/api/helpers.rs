@@ -8,7 +8,7 @@ use axum::Router;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use llmgw_console::allowed_hosts::AllowedHosts;
-use llmgw_console::connections::{self, Limits, PeerStreams};
+use llmgw_console::connections::{self, Limits};
 use llmgw_console::router::router;
 use llmgw_console::settings::Settings;
 use llmgw_console::simulator::Simulator;
@@ -292,7 +292,7 @@ pub fn spawn_console_limited(context: ConsoleContext, limits: Limits) -> String 
         let app = router(
             context,
             AllowedHosts::new(SocketAddr::from(([127, 0, 0, 1], 0)), &[]),
-            PeerStreams::new(limits.streams_per_peer),
+            limits.stream_places(),
         );
         connections::serve(listener, app, limits, std::future::pending())
     });

@@ -115,25 +115,28 @@ pub fn unlisted() -> Vec<&'static str> {
 }
 
 impl ChangeFn {
-    /// The fields `body` carries for this function, each cut short, a
-    /// confirmation token to its first characters (the record says one was
-    /// sent, not what it was); `None` when the form is not this function's.
-    pub fn fields(&self, body: &[u8]) -> Option<BTreeMap<String, Value>> {
-        let fields = (self.read)(body)?;
-        Some(
-            fields
-                .into_iter()
-                .map(|(key, value)| {
-                    let value = match value {
-                        Value::String(s) if key == "token" && s.chars().count() > 12 => {
-                            Value::String(clipped(&s, 12))
-                        }
-                        Value::String(s) => Value::String(clipped(&s, VALUE_LIMIT)),
-                        other => other,
-                    };
-                    (key, value)
-                })
-                .collect(),
-        )
+    /// The arguments `body` carries for this function, as they are;
+    /// `None` when the form is not this function's.
+    pub fn read(&self, body: &[u8]) -> Option<BTreeMap<String, Value>> {
+        (self.read)(body)
     }
+}
+
+/// A call's arguments as the audit keeps them: each cut short, a
+/// confirmation token to its first characters (the record says one was
+/// sent, not what it was).
+pub fn for_the_record(fields: BTreeMap<String, Value>) -> BTreeMap<String, Value> {
+    fields
+        .into_iter()
+        .map(|(key, value)| {
+            let value = match value {
+                Value::String(s) if key == "token" && s.chars().count() > 12 => {
+                    Value::String(clipped(&s, 12))
+                }
+                Value::String(s) => Value::String(clipped(&s, VALUE_LIMIT)),
+                other => other,
+            };
+            (key, value)
+        })
+        .collect()
 }
