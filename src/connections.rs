@@ -71,8 +71,8 @@ fn open_file_limit() -> Option<usize> {
     line.split_whitespace().nth(3)?.parse().ok()
 }
 
-/// Open change streams, by peer; each is a connection too, so the
-/// connections' own bound covers them in all.
+/// Open change streams, by peer and in all (over HTTP/2 one connection
+/// carries many).
 pub type PeerStreams = Places<Option<IpAddr>>;
 
 /// One open stream's place, carried with its request (whose extensions
@@ -81,7 +81,7 @@ pub type StreamSlot = Arc<Place<Option<IpAddr>>>;
 
 impl Limits {
     pub fn stream_places(&self) -> PeerStreams {
-        Places::new(self.streams_per_peer, usize::MAX)
+        Places::new(self.streams_per_peer, self.connections)
     }
 }
 

@@ -143,11 +143,16 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
     let (draft, back) = match &call {
         Call::Change { action, fields } => {
             let fields = fields.and_then(|f| f.read(&body));
-            let back = fields
-                .as_ref()
-                .and_then(|f| f.get("back"))
-                .and_then(|v| v.as_str());
-            let back = return_path(&parts, back);
+            // A form its function cannot read is refused, and goes back
+            // where it asked all the same.
+            let back = match &fields {
+                Some(fields) => fields
+                    .get("back")
+                    .and_then(|v| v.as_str())
+                    .map(str::to_owned),
+                None => form_field(&body, "back"),
+            };
+            let back = return_path(&parts, back.as_deref());
             let mut record = p.record_of(&parts, action);
             if let Some(fields) = fields {
                 record.target = for_the_record(fields);
@@ -157,7 +162,10 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
             parts.extensions.insert(draft.clone());
             (Some(draft), back)
         }
-        Call::Read | Call::Unknown => (None, return_path(&parts, None)),
+        Call::Read | Call::Unknown => (
+            None,
+            return_path(&parts, form_field(&body, "back").as_deref()),
+        ),
         Call::Page => (None, "/".to_string()),
     };
     let kind = if draft.is_some() {
@@ -413,6 +421,14 @@ fn return_path(parts: &Parts, back: Option<&str>) -> String {
         .and_then(|r| r.split_once("://"))
         .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]));
     urls::local_return_path(referer, "/")
+}
+
+/// One field of a form, read on its own.
+fn form_field(body: &[u8], name: &str) -> Option<String> {
+    serde_urlencoded::from_bytes::<Vec<(String, String)>>(body)
+        .ok()?
+        .into_iter()
+        .find_map(|(key, value)| (key == name).then_some(value))
 }
 
 /// A form posted without JavaScript and refused goes back to the page it

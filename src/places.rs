@@ -78,7 +78,9 @@ impl<K: Eq + Hash + Clone> Places<K> {
     pub fn count(&self) -> usize {
         self.lock().in_all
     }
+}
 
+impl<K: Eq + Hash> Places<K> {
     fn lock(&self) -> std::sync::MutexGuard<'_, Taken<K>> {
         self.inner
             .taken
@@ -89,12 +91,7 @@ impl<K: Eq + Hash + Clone> Places<K> {
 
 impl<K: Eq + Hash> Drop for Place<K> {
     fn drop(&mut self) {
-        let mut taken = self
-            .places
-            .inner
-            .taken
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut taken = self.places.lock();
         taken.in_all -= 1;
         if let Some(here) = taken.by_key.get_mut(&self.key) {
             *here -= 1;

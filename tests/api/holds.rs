@@ -220,6 +220,40 @@ async fn a_refused_forms_receipt_is_in_the_consoles_words() {
 }
 
 #[tokio::test]
+async fn a_form_its_function_cannot_read_goes_back_to_its_page() {
+    let app = TestApp::spawn().await;
+    let node = app.lists().nodes[0].id.clone();
+    // A state this build does not know, as a tab of another build may send.
+    let answer = app
+        .post_form_without_js(
+            "set_node_state",
+            &[
+                ("node", &node),
+                ("state", "paused"),
+                ("back", "/nodes?sort=gpus"),
+            ],
+        )
+        .await;
+    assert!(answer.status().is_redirection(), "{}", answer.status());
+    let location = answer
+        .headers()
+        .get("location")
+        .and_then(|v| v.to_str().ok())
+        .expect("back to the page")
+        .to_string();
+    assert!(
+        location.starts_with("/nodes?sort=gpus&receipt="),
+        "{location}"
+    );
+    assert!(
+        app.parsed(&location)
+            .await
+            .text(".receipt")
+            .contains("not one this console")
+    );
+}
+
+#[tokio::test]
 async fn an_unknown_parameter_is_not_copied_into_every_link() {
     let app = TestApp::spawn().await;
     let plain = app.page("/nodes").await.len();

@@ -16,6 +16,7 @@ use leptos_router::params::ParamsMap;
 use serde::{Deserialize, Serialize};
 
 use super::columns::TableRow;
+use super::sort_key::SortKey;
 use crate::urls::{self, decode_component, encode_query};
 
 /// Rows on one page of a table cut on the server. A screen shows a few
@@ -197,9 +198,14 @@ impl TableQuery {
             rows.filter(|r| has_every(&words, &r.text())).collect()
         };
         if let Some(column) = &self.sort {
-            // Stable either way: rows that tie keep the list's order.
+            // Stable either way: rows that tie keep the list's order. A
+            // value not known (a dash) is last both ways, as in a
+            // spreadsheet: descending is about the values there are.
             if self.desc {
-                rows.sort_by_cached_key(|r| Reverse(r.sort_key(column)));
+                rows.sort_by_cached_key(|r| {
+                    let key = r.sort_key(column);
+                    (key == SortKey::Unknown, Reverse(key))
+                });
             } else {
                 rows.sort_by_cached_key(|r| r.sort_key(column));
             }
@@ -446,6 +452,9 @@ mod tests {
                 .sort(|r| SortKey::Text(r.0.clone()))
                 .text(|r| r.0.clone()),
             Column::<Self>::new("n", "N", |r| r.1.into_any()).sort(|r| SortKey::Num(r.1)),
+            // Known for even numbers only.
+            Column::<Self>::new("even", "Even", |r| r.1.into_any())
+                .sort(|r| SortKey::num_if(r.1 % 2 == 0, r.1)),
         ];
 
         fn key(&self) -> String {
@@ -459,6 +468,19 @@ mod tests {
 
     fn rows(n: i64) -> Vec<Row> {
         (0..n).map(|i| Row(format!("gpu-{i}"), i)).collect()
+    }
+
+    #[test]
+    fn values_not_known_sort_last_in_either_direction() {
+        let names = |query: &str| -> Vec<i64> {
+            TableQuery::parse(query)
+                .apply(rows(5))
+                .into_iter()
+                .map(|r| r.1)
+                .collect()
+        };
+        assert_eq!(names("sort=even"), vec![0, 2, 4, 1, 3]);
+        assert_eq!(names("sort=even&desc=1"), vec![4, 2, 0, 1, 3]);
     }
 
     #[test]
