@@ -262,6 +262,12 @@ async fn an_unknown_parameter_is_not_copied_into_every_link() {
         .await
         .len();
     assert!(padded < plain + 1_000, "{plain} bytes became {padded}");
+    // Short enough to pass for a view's value, and still not one.
+    let padded = app
+        .page(&format!("/nodes?pad={}", "x".repeat(1_000)))
+        .await
+        .len();
+    assert!(padded < plain + 1_000, "{plain} bytes became {padded}");
     let filtered = app
         // 60 KB, `+` for each space: a URL past 64 KiB is not one.
         .page(&format!(
