@@ -193,6 +193,17 @@ async fn a_link_opens_no_dialog_for_a_node_the_console_does_not_list() {
     assert!(page.text(".ctl code").starts_with("llmgw ctl cordon "));
 }
 
+/// Where a form posted without JavaScript was sent back to.
+fn back_to_the_page(answer: &reqwest::Response) -> String {
+    assert!(answer.status().is_redirection(), "{}", answer.status());
+    answer
+        .headers()
+        .get("location")
+        .and_then(|v| v.to_str().ok())
+        .expect("back to the page")
+        .to_string()
+}
+
 #[tokio::test]
 async fn a_refused_forms_receipt_is_in_the_consoles_words() {
     let app = TestApp::spawn_with(|cx| cx.ui.read_only = true).await;
@@ -203,13 +214,7 @@ async fn a_refused_forms_receipt_is_in_the_consoles_words() {
             &[("node", words), ("state", "ready"), ("back", "/nodes")],
         )
         .await;
-    assert!(answer.status().is_redirection(), "{}", answer.status());
-    let location = answer
-        .headers()
-        .get("location")
-        .and_then(|v| v.to_str().ok())
-        .expect("back to the page")
-        .to_string();
+    let location = back_to_the_page(&answer);
     let page = app.parsed(&location).await;
     let receipt = page.text(".receipt");
     assert!(
@@ -234,13 +239,7 @@ async fn a_form_its_function_cannot_read_goes_back_to_its_page() {
             ],
         )
         .await;
-    assert!(answer.status().is_redirection(), "{}", answer.status());
-    let location = answer
-        .headers()
-        .get("location")
-        .and_then(|v| v.to_str().ok())
-        .expect("back to the page")
-        .to_string();
+    let location = back_to_the_page(&answer);
     assert!(
         location.starts_with("/nodes?sort=gpus&receipt="),
         "{location}"
