@@ -7,7 +7,7 @@ SHELL := /bin/bash
 RUN := ./scripts/with-toolchain.sh
 BIN := target/dist/llmgw-console
 
-.PHONY: demo dev test setup build lint fmt unit sizes e2e bench clean
+.PHONY: demo dev test setup build lint fmt unit unit-browser sizes e2e bench clean
 
 ## demo: build everything and run the console on the built-in demo cluster
 demo: build
@@ -19,7 +19,7 @@ dev: setup
 	LLMGW_CONSOLE_DEMO=true $(RUN) bash -c 'cargo leptos watch $(LIB_ARGS)'
 
 ## test: formatting, lints for both halves, every test, the sizes, and the end-to-end suite
-test: setup lint build unit sizes e2e
+test: setup lint build unit unit-browser sizes e2e
 
 setup:
 	./scripts/bootstrap.sh
@@ -52,6 +52,13 @@ fmt: setup
 ## unit: unit and integration tests (release profile, sharing the build's artifacts)
 unit: build
 	$(RUN) cargo test --release --workspace --features ssr
+
+## unit-browser: the browser-side tests (the live document's morph) in
+## headless Chromium, through wasm-bindgen-test and ChromeDriver
+unit-browser: setup
+	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+	WASM_BINDGEN_TEST_WEBDRIVER_JSON=$(CURDIR)/app/tests/webdriver.json \
+	$(RUN) bash -c 'cargo test -p app --test morph --features hydrate --target wasm32-unknown-unknown $$LLMGW_WASM_STD_ARGS'
 
 ## sizes: fails when the binary, the WASM or a first load grew past what the
 ## tests hold them to (scripts/bench.mjs, HELD)

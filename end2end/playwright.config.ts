@@ -3,7 +3,7 @@ import { defineConfig } from '@playwright/test';
 import { BIN, PORTS, chromiumPath } from './tests/support';
 
 // Every test runs twice: once with JavaScript off (the server-rendered page
-// must read fully on its own) and once hydrated. Each project gets its own
+// must read fully on its own) and once with it, the islands running. Each project gets its own
 // simulator and console on ports free at the start of the run, and every
 // test starts from the simulator's starting cluster (support.ts), so any test
 // passes alone (`npx playwright test -g NAME`) as well as in the suite.
@@ -38,8 +38,8 @@ export default defineConfig({
   webServer: [
     { command: `${BIN} simulate --listen 127.0.0.1:${PORTS.noJs.sim} --log warn`, url: `http://127.0.0.1:${PORTS.noJs.sim}/api/v1/nodes` },
     { command: consoleCommand(PORTS.noJs.sim, PORTS.noJs.console), url: `http://127.0.0.1:${PORTS.noJs.console}/healthz` },
-    { command: `${BIN} simulate --listen 127.0.0.1:${PORTS.hydrated.sim} --log warn`, url: `http://127.0.0.1:${PORTS.hydrated.sim}/api/v1/nodes` },
-    { command: consoleCommand(PORTS.hydrated.sim, PORTS.hydrated.console), url: `http://127.0.0.1:${PORTS.hydrated.console}/healthz` },
+    { command: `${BIN} simulate --listen 127.0.0.1:${PORTS.js.sim} --log warn`, url: `http://127.0.0.1:${PORTS.js.sim}/api/v1/nodes` },
+    { command: consoleCommand(PORTS.js.sim, PORTS.js.console), url: `http://127.0.0.1:${PORTS.js.console}/healthz` },
   ],
   projects: [
     {
@@ -48,9 +48,9 @@ export default defineConfig({
       metadata: { simulator: `http://127.0.0.1:${PORTS.noJs.sim}` },
     },
     {
-      name: 'hydrated',
-      use: { javaScriptEnabled: true, baseURL: `http://127.0.0.1:${PORTS.hydrated.console}` },
-      metadata: { simulator: `http://127.0.0.1:${PORTS.hydrated.sim}` },
+      name: 'js',
+      use: { javaScriptEnabled: true, baseURL: `http://127.0.0.1:${PORTS.js.console}` },
+      metadata: { simulator: `http://127.0.0.1:${PORTS.js.sim}` },
     },
   ],
 });

@@ -122,14 +122,14 @@ async function sizes() {
   const { url } = await consoleFor(sim);
   const page = await request(`${url}/nodes`, { headers: { 'accept-encoding': 'br' } });
   // What a browser really fetches until the page's islands run: the
-  // script that hydrates them imports the module itself, which a reading
+  // script that starts them imports the module itself, which a reading
   // of the HTML alone would not count.
   const chrome = await launchChromium();
   let load;
   try {
     const tab = await chrome.newPage();
     await tab.goto(`${url}/nodes`);
-    await tab.waitForSelector('html[data-hydrated]', { state: 'attached', timeout: 60_000 });
+    await tab.waitForSelector('html[data-islands-ready]', { state: 'attached', timeout: 60_000 });
     load = await tab.evaluate(() => {
       const [nav] = performance.getEntriesByType('navigation');
       // Finished requests only: the change stream (/updates) stays open.
@@ -264,22 +264,22 @@ async function memory() {
 }
 
 /** Headless Chromium (the one the end-to-end suite uses) against 5,000 nodes:
- * how long each page takes to hydrate, and the scripting one update costs. */
+ * how long each page takes until its islands run, and the scripting one update costs. */
 async function browser() {
   const chrome = await launchChromium();
   try {
     const sim = await simulator(5000);
     const { url } = await consoleFor(sim, ['--refresh-seconds', '1']);
     const page = await chrome.newPage();
-    // When the app marks the page hydrated, and how many updates arrived:
+    // When the app marks the page's islands ready, and how many updates arrived:
     // both counted in the page, from its own clock.
     await page.addInitScript(() => {
-      window.__bench = { hydratedAt: null, updates: 0, waiting: [] };
+      window.__bench = { readyAt: null, updates: 0, waiting: [] };
       new MutationObserver(() => {
-        if (window.__bench.hydratedAt === null && document.documentElement.hasAttribute('data-hydrated')) {
-          window.__bench.hydratedAt = performance.now();
+        if (window.__bench.readyAt === null && document.documentElement.hasAttribute('data-islands-ready')) {
+          window.__bench.readyAt = performance.now();
         }
-      }).observe(document, { attributes: true, subtree: true, attributeFilter: ['data-hydrated'] });
+      }).observe(document, { attributes: true, subtree: true, attributeFilter: ['data-islands-ready'] });
       new PerformanceObserver((list) => {
         const b = window.__bench;
         // An update reads the page it shows again (the live document).
@@ -287,13 +287,13 @@ async function browser() {
         b.waiting = b.waiting.filter(([n, done]) => (b.updates >= n ? (done(), false) : true));
       }).observe({ type: 'resource' });
     });
-    const hydrated = () => page.waitForFunction(() => window.__bench.hydratedAt !== null, null, { timeout: 60_000 });
+    const ready = () => page.waitForFunction(() => window.__bench.readyAt !== null, null, { timeout: 60_000 });
     for (const path of ['/', '/nodes', '/models', '/replicas', '/weights', '/wall']) {
       const times = [];
       for (let i = 0; i < 3; i++) {
         await page.goto(`${url}${path}`);
-        await hydrated();
-        times.push(await page.evaluate(() => window.__bench.hydratedAt));
+        await ready();
+        times.push(await page.evaluate(() => window.__bench.readyAt));
       }
       const ms = median(times);
       report(`time to interactive of ${path} at 5,000 nodes`, `${ms.toFixed(0)} ms`, '≤ 1 s', ms <= 1000);
@@ -318,7 +318,7 @@ async function browser() {
         n,
       );
     await page.goto(`${url}/nodes`);
-    await hydrated();
+    await ready();
     const first = await page.locator('tbody tr[data-node]').first().getAttribute('data-node');
     // The page reads once when its change stream connects; after that,
     // only a change makes it read.

@@ -267,4 +267,18 @@ else
   (cd end2end && npx playwright install chromium)
 fi
 
+# --- 7. ChromeDriver for the browser-side unit tests (make unit-browser) -----
+# wasm-bindgen-test drives Chromium through it; Debian's matches Debian's
+# Chromium. Elsewhere, name one that matches the Chromium in CHROMEDRIVER.
+
+if [ -n "${CHROMEDRIVER:-}" ]; then
+  "$CHROMEDRIVER" --version >/dev/null 2>&1 || die "chromedriver: CHROMEDRIVER=$CHROMEDRIVER does not run"
+elif command -v chromedriver >/dev/null; then
+  :
+elif command -v apt-get >/dev/null; then
+  apt_install chromium-driver
+else
+  die "chromedriver: none found; install the ChromeDriver of your Chromium and set CHROMEDRIVER to it"
+fi
+
 say "ready"

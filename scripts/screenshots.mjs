@@ -1,4 +1,4 @@
-// The README's screenshots, taken from the release binary on its demo
+// The screenshots in README.md and docs/, taken from the release binary on its demo
 // cluster in the same Chromium the end-to-end suite uses:
 // `node scripts/screenshots.mjs` after `make build`.
 
@@ -34,7 +34,7 @@ const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '
 try {
   const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
   await page.goto(`${base}/wall`);
-  await page.waitForFunction(() => document.documentElement.hasAttribute('data-hydrated'));
+  await page.waitForFunction(() => document.documentElement.hasAttribute('data-islands-ready'));
   await page.waitForTimeout(1500);
   await page.screenshot({ path: resolve(ROOT, 'docs/wall.png') });
   console.log('docs/wall.png');
@@ -44,14 +44,14 @@ try {
   await phone.goto(`${base}/models`);
   const explain = await phone.locator('tr', { hasText: 'not placed' }).locator('a[href$="/placement"]').first().getAttribute('href');
   await phone.goto(`${base}${explain}`);
-  await phone.waitForFunction(() => document.documentElement.hasAttribute('data-hydrated'));
+  await phone.waitForFunction(() => document.documentElement.hasAttribute('data-islands-ready'));
   await phone.screenshot({ path: resolve(ROOT, 'docs/phone.png') });
   console.log('docs/phone.png');
 
   const dark = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark' });
   const nodes = await dark.newPage();
   await nodes.goto(`${base}/nodes`);
-  await nodes.waitForFunction(() => document.documentElement.hasAttribute('data-hydrated'));
+  await nodes.waitForFunction(() => document.documentElement.hasAttribute('data-islands-ready'));
   await nodes.screenshot({ path: resolve(ROOT, 'docs/dark.png') });
   console.log('docs/dark.png');
 } finally {

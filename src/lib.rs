@@ -6,6 +6,8 @@ pub mod allowed_hosts;
 #[cfg(feature = "ssr")]
 pub mod assets;
 #[cfg(feature = "ssr")]
+pub mod change_stream;
+#[cfg(feature = "ssr")]
 pub mod connections;
 #[cfg(feature = "ssr")]
 pub mod cross_origin;
@@ -29,8 +31,6 @@ pub mod startup;
 pub mod theme_switch;
 #[cfg(feature = "ssr")]
 pub mod turns;
-#[cfg(feature = "ssr")]
-pub mod updates;
 #[cfg(feature = "ssr")]
 pub mod watched;
 

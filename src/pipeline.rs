@@ -86,7 +86,7 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
         return file;
     }
     // 3. Open pages' change streams: a few per peer, each a connection held.
-    if parts.uri.path() == app::heartbeat::PATH {
+    if parts.uri.path() == app::live::heartbeat::PATH {
         let Some(place) = p.streams.take(peer_of(&parts)) else {
             return too_many_streams();
         };

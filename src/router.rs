@@ -22,12 +22,12 @@ use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::allowed_hosts::AllowedHosts;
+use crate::change_stream::updates;
 use crate::connections::PeerStreams;
 use crate::pipeline::{Pipeline, pipeline};
 use crate::readiness::readyz;
 use crate::theme_switch::switch_theme;
 use crate::turns::Turns;
-use crate::updates::updates;
 
 /// What handlers share: Leptos's options (which its handlers need) and what
 /// every render and server function finds in its context.
@@ -105,7 +105,7 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts, streams: PeerStreams
         .with_state(state.clone());
     Router::new()
         .leptos_routes_with_context(&state, routes, with_context, move || shell(options.clone()))
-        .route(app::heartbeat::PATH, get(updates))
+        .route(app::live::heartbeat::PATH, get(updates))
         .route(
             &format!("{}/{{choice}}", app::theme::SWITCH_PATH),
             get(switch_theme),

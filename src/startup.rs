@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use app::admin_api::AdminApiClient;
+use app::live::change_feed::ChangeFeed;
 use app::server::audit::AuditLog;
-use app::server::change_feed::ChangeFeed;
 use app::server::confirmations::DEFAULT_TTL;
 use app::server::signing::Signer;
 use app::server::snapshots::Snapshots;

@@ -1,8 +1,9 @@
 //! The llmgw console's user interface: the HTML shell, the routes, the pages,
-//! and the server functions they call. Rendered on the server and hydrated in
-//! the browser from the same code.
+//! and the server functions they call. Every page is rendered on the server
+//! only; the few islands that keep it live (the live document, the wall's
+//! clock, shortcuts, copy buttons) are the same code compiled to WASM.
 
-// The page hydrates in an async block whose type nests every view of the
+// The shell renders in an async block whose type nests every view of the
 // app; computing its layout goes deeper than the default limit.
 #![recursion_limit = "256"]
 pub mod admin_api;
@@ -11,12 +12,14 @@ pub mod components;
 pub mod error;
 pub mod fixes;
 pub mod format;
-pub mod heartbeat;
 pub mod joins;
+pub mod live;
 pub mod pages;
 #[cfg(feature = "ssr")]
 pub mod server;
 pub mod server_fns;
+pub mod site_map;
+pub mod table;
 pub mod theme;
 pub mod ui_settings;
 pub mod urls;
@@ -30,7 +33,8 @@ use leptos_router::{
     path,
 };
 
-use components::{CopyLinkButton, NotFound, Shortcuts, TabPulse};
+use components::{CopyLinkButton, NotFound, Shortcuts};
+use live::TabPulse;
 use ui_settings::UiSettings;
 
 /// The whole HTML document, rendered on the server only.
@@ -50,7 +54,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <meta name=ui_settings::META_NAME content=ui />
-                <link id=components::tab_pulse::ICON_ID rel="icon" href=icon type="image/svg+xml" />
+                <link id=live::markup::ICON_ID rel="icon" href=icon type="image/svg+xml" />
                 // Renders nothing unless `make dev` (cargo leptos watch) runs us.
                 <AutoReload options=options.clone() />
                 <HydrationScripts options islands=true />
@@ -78,19 +82,19 @@ pub fn App() -> impl IntoView {
             <Header ui=ui.clone() />
             <main>
                 <Routes fallback=NotFound>
-                    <Route path=path!("/") view=pages::OverviewPage ssr=SsrMode::Async />
-                    <Route path=path!("/nodes") view=pages::NodesPage ssr=SsrMode::Async />
+                    <Route path=site_map::OVERVIEW.route() view=pages::OverviewPage ssr=SsrMode::Async />
+                    <Route path=site_map::NODES.route() view=pages::NodesPage ssr=SsrMode::Async />
                     <Route path=path!("/nodes/:id") view=pages::NodePage ssr=SsrMode::Async />
-                    <Route path=path!("/models") view=pages::ModelsPage ssr=SsrMode::Async />
+                    <Route path=site_map::MODELS.route() view=pages::ModelsPage ssr=SsrMode::Async />
                     <Route path=path!("/models/*rest") view=pages::PlacementPage ssr=SsrMode::Async />
-                    <Route path=path!("/replicas") view=pages::ReplicasPage ssr=SsrMode::Async />
-                    <Route path=path!("/weights") view=pages::WeightsPage ssr=SsrMode::Async />
-                    <Route path=path!("/audit") view=pages::AuditPage ssr=SsrMode::Async />
+                    <Route path=site_map::REPLICAS.route() view=pages::ReplicasPage ssr=SsrMode::Async />
+                    <Route path=site_map::WEIGHTS.route() view=pages::WeightsPage ssr=SsrMode::Async />
+                    <Route path=site_map::AUDIT.route() view=pages::AuditPage ssr=SsrMode::Async />
                     <Route path=path!("/wall") view=pages::WallPage ssr=SsrMode::Async />
-                    <Route path=path!("/wall/setup") view=pages::WallSetupPage ssr=SsrMode::Async />
+                    <Route path=site_map::WALL_SETUP.route() view=pages::WallSetupPage ssr=SsrMode::Async />
                 </Routes>
             </main>
-            <components::live_document::LiveDocument />
+            <live::LiveDocument />
         </Router>
     }
 }
@@ -118,13 +122,12 @@ fn Header(ui: UiSettings) -> impl IntoView {
             <header class="top">
                 <a class="brand" href="/">"llmgw console"</a>
                 <nav>
-                    <A href="/" exact=true>"Overview"</A>
-                    <A href="/nodes">"Nodes"</A>
-                    <A href="/models">"Models"</A>
-                    <A href="/replicas">"Replicas"</A>
-                    <A href="/weights">"Weights"</A>
-                    <A href="/audit">"Audit"</A>
-                    <A href="/wall/setup">"Wall"</A>
+                    {site_map::DESTINATIONS
+                        .iter()
+                        .map(|d| {
+                            view! { <A href=d.path exact=d.path == "/">{d.label}</A> }
+                        })
+                        .collect_view()}
                 </nav>
                 <span class="upstream" title="The llmgw admin API this console reads">
                     {ui.admin_api.clone()}
@@ -156,13 +159,4 @@ fn Header(ui: UiSettings) -> impl IntoView {
 #[cfg(feature = "hydrate")]
 pub fn hydrate_page() {
     leptos::mount::hydrate_islands();
-}
-
-/// Marks the document once the page has hydrated, so that tests (and anyone
-/// reading the DOM) can tell when clicks reach Leptos.
-#[cfg(feature = "hydrate")]
-pub(crate) fn mark_hydrated() {
-    if let Some(root) = document().document_element() {
-        let _ = root.set_attribute("data-hydrated", "");
-    }
 }

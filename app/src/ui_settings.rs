@@ -1,12 +1,12 @@
 //! What the server tells the page about itself. The shell writes it into a
-//! `<meta>` tag, so the browser learns it without a round trip and the
-//! server-rendered page and the hydrated one agree.
+//! `<meta>` tag, so the islands learn it without a round trip and agree
+//! with the page the server rendered.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::heartbeat::Heartbeat;
+use crate::live::heartbeat::Heartbeat;
 use crate::theme::Theme;
 use crate::wall::Pulse;
 

@@ -1,5 +1,5 @@
 import AxeBuilder from '@axe-core/playwright';
-import { everyView, expect, hydrated, open, test } from './support';
+import { everyView, expect, withJs, open, test } from './support';
 import type { BrowserContext, Page } from '@playwright/test';
 
 /** What axe-core finds on the page as it is now, one line per rule and the
@@ -22,7 +22,7 @@ for (const theme of ['light', 'dark']) {
   test(`axe finds no violation on any page or dialog, ${theme} theme`, async ({ browser, baseURL }, testInfo) => {
     test.setTimeout(180_000);
     const context = await browser.newContext({ baseURL, javaScriptEnabled: true });
-    if (!hydrated(testInfo)) await withoutConsoleScripts(context);
+    if (!withJs(testInfo)) await withoutConsoleScripts(context);
     await context.addCookies([{ name: 'llmgw_theme', value: theme, url: baseURL! }]);
     const page = await context.newPage();
     for (const path of await everyView(testInfo)) {
@@ -30,14 +30,14 @@ for (const theme of ['light', 'dark']) {
       await expect(page.locator('html')).toHaveAttribute('data-theme', theme);
       expect(await violations(page), `${path} (${theme})`).toEqual([]);
     }
-    if (hydrated(testInfo)) {
+    if (withJs(testInfo)) {
       // The list of keyboard shortcuts is a dialog of its own.
       await open(page, testInfo, '/nodes');
       await page.keyboard.press('?');
       await expect(page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toBeVisible();
       expect(await violations(page), `shortcuts (${theme})`).toEqual([]);
     } else {
-      expect(await page.evaluate(() => document.documentElement.hasAttribute('data-hydrated'))).toBe(false);
+      expect(await page.evaluate(() => document.documentElement.hasAttribute('data-islands-ready'))).toBe(false);
     }
     await context.close();
   });

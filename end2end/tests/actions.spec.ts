@@ -1,4 +1,4 @@
-import { cell, cluster, collectInSimulator, expect, fileSize, hydrated, nodeRow, setNodeStateInSimulator, test, waitForHydration } from './support';
+import { cell, cluster, collectInSimulator, expect, fileSize, withJs, nodeRow, setNodeStateInSimulator, test, waitForIslands } from './support';
 
 test('a drain shows its preview, is confirmed, and the node drains', async ({ page }, testInfo) => {
   const { nodes, replicas } = await cluster(testInfo);
@@ -6,7 +6,7 @@ test('a drain shows its preview, is confirmed, and the node drains', async ({ pa
   const node = nodes.find((n) => n.state === 'ready' && replicas.filter((r) => r.shards.some((s) => s.node === n.id)).length === 1)!.id;
   const moving = replicas.find((r) => r.shards.some((s) => s.node === node))!;
   await page.goto('/nodes');
-  if (hydrated(testInfo)) await waitForHydration(page);
+  if (withJs(testInfo)) await waitForIslands(page);
   await nodeRow(page, node).getByRole('link', { name: `Drain ${node}` }).click();
 
   const dialog = page.getByRole('dialog', { name: `Drain ${node}?` });
@@ -31,7 +31,7 @@ test('uncordon needs no confirmation', async ({ page }, testInfo) => {
   const node = nodes.find((n) => n.state === 'ready')!.id;
   await setNodeStateInSimulator(testInfo, node, 'cordoned');
   await page.goto('/nodes');
-  if (hydrated(testInfo)) await waitForHydration(page);
+  if (withJs(testInfo)) await waitForIslands(page);
   await nodeRow(page, node).getByRole('button', { name: `Uncordon ${node}` }).click();
   await expect(page.getByRole('status')).toContainText(`${node} is now ready`);
   await expect(await cell(nodeRow(page, node), 'State')).toHaveText('ready');
@@ -42,7 +42,7 @@ test('collecting one node: confirmed, asked to remove, gone from the list', asyn
   const orphan = orphans.find((o) => o.paths.length > 1 && o.bytes > 0)!;
   const files = orphan.paths.length;
   await page.goto('/weights');
-  if (hydrated(testInfo)) await waitForHydration(page);
+  if (withJs(testInfo)) await waitForIslands(page);
   await page.getByRole('button', { name: `Collect on ${orphan.node}` }).click();
   const dialog = page.getByRole('dialog');
   await expect(dialog).toContainText(orphan.paths[0]);
@@ -58,7 +58,7 @@ test('collecting every node shows a refusing node beside the others', async ({ p
   const files = listed.reduce((n, o) => n + o.paths.length, 0);
   const biggest = listed.reduce((a, b) => (b.bytes > a.bytes ? b : a));
   await page.goto('/weights');
-  if (hydrated(testInfo)) await waitForHydration(page);
+  if (withJs(testInfo)) await waitForIslands(page);
   await page.getByRole('button', { name: 'Collect on every node' }).click();
   const dialog = page.getByRole('dialog', { name: 'Collect orphaned weights on every node?' });
   await expect(dialog).toContainText(`${listed.length} nodes`);
@@ -79,14 +79,14 @@ test('the list changed between the review and the confirmation: nothing is delet
   const { orphans } = await cluster(testInfo);
   const listed = orphans.filter((o) => o.paths.length > 0);
   await page.goto('/weights');
-  if (hydrated(testInfo)) await waitForHydration(page);
+  if (withJs(testInfo)) await waitForIslands(page);
   await page.getByRole('button', { name: 'Collect on every node' }).click();
   const dialog = page.getByRole('dialog', { name: 'Collect orphaned weights on every node?' });
   await expect(dialog).toContainText(`${listed.length} nodes`);
   // Another operator collects one node meanwhile, with llmgw ctl.
   await collectInSimulator(testInfo, listed[0].node);
   const remove = dialog.getByRole('button', { name: /^Delete / });
-  if (hydrated(testInfo)) {
+  if (withJs(testInfo)) {
     // The open page follows the cluster: the dialog withdraws its Delete
     // button and says why before anyone presses it.
     await expect(dialog).toContainText('the list changed, review it again');

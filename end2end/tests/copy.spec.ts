@@ -1,4 +1,4 @@
-import { expect, hydrated, open, test } from './support';
+import { expect, withJs, open, test } from './support';
 
 test('copy buttons copy the llmgw ctl command and the link to this view', async ({ page, context }, testInfo) => {
   await open(page, testInfo, '/nodes');
@@ -7,7 +7,7 @@ test('copy buttons copy the llmgw ctl command and the link to this view', async 
   await open(page, testInfo, view);
   const ctl = page.locator('.dialog .ctl');
   await expect(ctl.locator('code')).toHaveText(`llmgw ctl cordon ${node}`);
-  if (!hydrated(testInfo)) {
+  if (!withJs(testInfo)) {
     // Nothing to click that could not work: the command is there to select.
     await expect(page.locator('button.copy')).toHaveCount(0);
     return;

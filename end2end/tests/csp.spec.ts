@@ -1,9 +1,9 @@
-import { everyView, expect, hydrated, test, waitForHydration } from './support';
+import { everyView, expect, withJs, test, waitForIslands } from './support';
 
-// Every page, hydrated under the console's Content Security Policy (scripts
+// Every page, its islands running under the console's Content Security Policy (scripts
 // only by nonce or from its own files): no violation, no console error.
-test('every page hydrates under the policy with no violation and no console error', async ({ page }, testInfo) => {
-  test.skip(!hydrated(testInfo), 'the policy is about scripts');
+test('every page runs its islands under the policy with no violation and no console error', async ({ page }, testInfo) => {
+  test.skip(!withJs(testInfo), 'the policy is about scripts');
   const problems: string[] = [];
   page.on('console', (msg) => {
     if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
@@ -18,8 +18,8 @@ test('every page hydrates under the policy with no violation and no console erro
   const paths = (await everyView(testInfo)).filter((path) => path !== '/no-such-page');
   for (const path of paths) {
     await page.goto(path);
-    await waitForHydration(page);
-    // A moment for anything the hydrated page runs after the first paint.
+    await waitForIslands(page);
+    // A moment for anything the islands run after the first paint.
     await page.waitForTimeout(300);
     expect(problems, path).toEqual([]);
   }

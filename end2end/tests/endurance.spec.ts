@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { expect, freePort, hydrated, startOwn as start, stopOwn, test, waitFor, waitForHydration } from './support';
+import { expect, freePort, withJs, startOwn as start, stopOwn, test, waitFor, waitForIslands } from './support';
 
 // Each test starts its own simulator and console, refreshing every 0.1 s.
 test.afterEach(stopOwn);
@@ -32,7 +32,7 @@ function wasmMemory(page: Page): Promise<number> {
 // patches it (`components::live_document`).
 for (const path of ['/wall', '/nodes']) {
   test(`a thousand updates of ${path} against a changing cluster do not grow the heap`, async ({ page }, testInfo) => {
-    test.skip(!hydrated(testInfo), 'without JavaScript the page does not update');
+    test.skip(!withJs(testInfo), 'without JavaScript the page does not update');
     test.setTimeout(420_000);
     const sim = await freePort();
     const port = await freePort();
@@ -75,7 +75,7 @@ for (const path of ['/wall', '/nodes']) {
     }, 100);
     try {
       await page.goto(`http://127.0.0.1:${port}${path}`);
-      await waitForHydration(page);
+      await waitForIslands(page);
       await expect.poll(updates, { timeout: 60_000, intervals: [500] }).toBeGreaterThanOrEqual(100);
       const early = await heap();
       const earlyWasm = await wasmMemory(page);

@@ -1,7 +1,7 @@
-import { expect, hydrated, nodeRow, open, test, waitForHydration } from './support';
+import { expect, withJs, nodeRow, open, test, waitForIslands } from './support';
 
 test.beforeEach(async ({}, testInfo) => {
-  test.skip(!hydrated(testInfo), 'keyboard shortcuts run with the page');
+  test.skip(!withJs(testInfo), 'keyboard shortcuts run with the page');
 });
 
 test('/ focuses the filter, Enter filters, Esc clears it; keys typed there stay there', async ({ page }, testInfo) => {
@@ -17,7 +17,7 @@ test('/ focuses the filter, Enter filters, Esc clears it; keys typed there stay 
   await page.keyboard.press('Enter');
   // The filter form loads the page anew; its keys work once it runs again.
   await expect(page).toHaveURL(/[?&]q=h100/);
-  await waitForHydration(page);
+  await waitForIslands(page);
   await page.keyboard.press('/');
   await page.keyboard.press('Escape');
   await expect(page).toHaveURL(/\/nodes$/);
@@ -31,7 +31,7 @@ test('g then a letter goes to a page', async ({ page }, testInfo) => {
     await page.keyboard.press(letter);
     await expect(page).toHaveURL(new RegExp(`${path.replace('/', '\\/')}$`));
     // Each page is a new document: its keys work once it runs.
-    await waitForHydration(page);
+    await waitForIslands(page);
   }
 });
 

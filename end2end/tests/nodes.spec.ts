@@ -1,4 +1,4 @@
-import { cell, cluster, expect, hydrated, nodeRow, setNodeStateInSimulator, test, waitForHydration } from './support';
+import { cell, cluster, expect, withJs, nodeRow, setNodeStateInSimulator, test, waitForIslands } from './support';
 
 test('the nodes page shows every column, with dashes for what was not reported', async ({ page }, testInfo) => {
   const { nodes } = await cluster(testInfo);
@@ -25,10 +25,10 @@ test('a state changed in the cluster shows after a refresh', async ({ page }, te
   await page.goto('/nodes');
   const state = await cell(nodeRow(page, node), 'State');
   await expect(state).toHaveText('ready');
-  if (hydrated(testInfo)) await waitForHydration(page);
+  if (withJs(testInfo)) await waitForIslands(page);
   await setNodeStateInSimulator(testInfo, node, 'cordoned');
-  if (hydrated(testInfo)) {
-    // No reload: the hydrated page refreshes itself in place.
+  if (withJs(testInfo)) {
+    // No reload: the live document refreshes the page in place.
     await expect(state).toHaveText('cordoned');
     await expect(page.locator('.live-status')).toContainText('updated');
   } else {
@@ -38,11 +38,11 @@ test('a state changed in the cluster shows after a refresh', async ({ page }, te
 });
 
 test('text selected in a row survives an update that changed another row', async ({ page }, testInfo) => {
-  test.skip(!hydrated(testInfo), 'only the running page updates in place');
+  test.skip(!withJs(testInfo), 'only the running page updates in place');
   const { nodes } = await cluster(testInfo);
   const [kept, changed] = nodes.filter((n) => n.state === 'ready');
   await page.goto('/nodes');
-  await waitForHydration(page);
+  await waitForIslands(page);
   // The operator selects a node's name to copy it.
   const selected = await page.evaluate((id) => {
     const link = document.querySelector(`tr[data-node="${id}"] th a`)!;
@@ -63,14 +63,14 @@ test('text selected in a row survives an update that changed another row', async
 });
 
 test('a row that moves keeps its elements, and never shows another row\'s data', async ({ page }, testInfo) => {
-  test.skip(!hydrated(testInfo), 'only the running page updates in place');
+  test.skip(!withJs(testInfo), 'only the running page updates in place');
   const { nodes } = await cluster(testInfo);
   // Sorted by state: cordoning a ready node moves it among the cordoned
   // ones, ahead of the draining node, which moves one place down.
   const changed = nodes.find((n) => n.state === 'ready')!;
   const kept = nodes.find((n) => n.state === 'draining')!;
   await page.goto('/nodes?sort=state');
-  await waitForHydration(page);
+  await waitForIslands(page);
   const rows = () => page.locator('tbody tr[data-node]').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-node')));
   const before = await rows();
   await page.evaluate((id) => {

@@ -1,5 +1,5 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, freePort, hydrated, startOwn, stopOwn, test, waitFor, waitForHydration } from './support';
+import { expect, freePort, withJs, startOwn, stopOwn, test, waitFor, waitForIslands } from './support';
 
 // A cluster of its own, larger than a page of the node table.
 test.afterEach(stopOwn);
@@ -19,14 +19,14 @@ async function bigCluster(): Promise<string> {
 test('past a hundred rows the table pages by links, and a new sort starts at page one', async ({ page }, testInfo) => {
   const url = await bigCluster();
   await page.goto(`${url}/nodes?sort=gpus&desc=1`);
-  if (hydrated(testInfo)) await waitForHydration(page);
+  if (withJs(testInfo)) await waitForIslands(page);
   const rows = page.locator('main table.data > tbody > tr[data-node]');
   const ids = () => rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-node')));
   const pager = page.getByRole('navigation', { name: 'Pages of nodes' });
   await expect(pager).toContainText(`Rows 1–100 of ${NODES} · page 1 of 3`);
   await expect(rows).toHaveCount(100);
   const first = await ids();
-  if (hydrated(testInfo)) {
+  if (withJs(testInfo)) {
     // axe runs as a script, which the project with JavaScript off refuses.
     const results = await new AxeBuilder({ page }).include('main').analyze();
     expect(results.violations.map((v) => v.id)).toEqual([]);

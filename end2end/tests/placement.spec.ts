@@ -1,4 +1,4 @@
-import { cluster, expect, hydrated, test, waitForHydration } from './support';
+import { cluster, expect, withJs, test, waitForIslands } from './support';
 
 test('model names with slashes, colons and dots open their explain page from a pasted URL', async ({ page }, testInfo) => {
   const { models } = await cluster(testInfo);
@@ -23,7 +23,7 @@ test('the grouping and filter of an explanation survive a shared link', async ({
   const count = `${matching} of ${explain.rejections.length} rejections`;
   await page.goto(`/models/${encodeURIComponent(explain.model)}/placement`);
   await expect(page.locator('.verdict')).toContainText('Not placed');
-  if (hydrated(testInfo)) await waitForHydration(page);
+  if (withJs(testInfo)) await waitForIslands(page);
   await page.getByRole('link', { name: 'By reason' }).click();
   await expect(page).toHaveURL(/group=reason/);
   await expect(page.locator('.by-reason .group').first()).toContainText('×');
@@ -69,7 +69,7 @@ test('a rejection by a cordoned node offers uncordon right there, and it works',
   await page.goto(`/models/${encodeURIComponent(explain.model)}/placement`);
   await expect(page.locator('.outlook-sentence')).toContainText(`uncordoning ${node} would remove`);
   await expect(page.locator('table.rejections li.fix[data-fix="uncordon"]').first()).toContainText(`uncordon ${node}`);
-  if (hydrated(testInfo)) await waitForHydration(page);
+  if (withJs(testInfo)) await waitForIslands(page);
   await page.getByRole('button', { name: `Uncordon ${node}` }).first().click();
   await expect(page.getByRole('status')).toContainText(`${node} is now ready`);
   await expect(page).toHaveURL(/\/placement/);

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, expect, freePort, hydrated, test, waitForHydration } from './support';
+import { BIN, expect, freePort, withJs, test, waitForIslands } from './support';
 
 // The binary is all an operator gets: copied alone into an empty directory,
 // it must serve its pages, styles and WASM from memory.
@@ -51,7 +51,7 @@ test('alone in an empty directory, --demo serves the node table and brotli WASM'
 
   await page.goto(`${base}/nodes`);
   await expect(page.locator(`tr[data-node="${node}"]`)).toBeVisible();
-  if (hydrated(testInfo)) await waitForHydration(page);
+  if (withJs(testInfo)) await waitForIslands(page);
 });
 
 test('pointed at nothing, it serves a whole page that names the address', async ({ page }) => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { BIN, expect, freePort, hydrated, recordHeartbeats, test, waitFor, waitForHeartbeats, waitForHydration } from './support';
+import { BIN, expect, freePort, withJs, recordHeartbeats, test, waitFor, waitForHeartbeats, waitForIslands } from './support';
 
 // Its own simulator and console, so that stopping the simulator disturbs
 // no other test.
@@ -17,7 +17,7 @@ test.afterEach(() => {
 });
 
 test('when the admin API goes away the last data stays, marked stale, and recovers', async ({ page }, testInfo) => {
-  test.skip(!hydrated(testInfo), 'without JavaScript the page does not refresh itself');
+  test.skip(!withJs(testInfo), 'without JavaScript the page does not refresh itself');
   const SIM = await freePort();
   const CONSOLE = await freePort();
   const simulator = start(['simulate', '--listen', `127.0.0.1:${SIM}`]);
@@ -27,7 +27,7 @@ test('when the admin API goes away the last data stays, marked stale, and recove
 
   await recordHeartbeats(page);
   await page.goto(`http://127.0.0.1:${CONSOLE}/nodes`);
-  await waitForHydration(page);
+  await waitForIslands(page);
   await expect(page.locator('.live-status')).toContainText('updated');
   // The first heartbeat says the admin API answered; from then on a failed
   // poll is news.
@@ -47,12 +47,12 @@ test('when the admin API goes away the last data stays, marked stale, and recove
 });
 
 test('an admin API that answers errors keeps the last data on screen, marked stale, until it recovers', async ({ page }, testInfo) => {
-  test.skip(!hydrated(testInfo), 'without JavaScript the page does not refresh itself');
+  test.skip(!withJs(testInfo), 'without JavaScript the page does not refresh itself');
   const sim = testInfo.project.metadata.simulator as string;
   const fault = (body: object) =>
     fetch(`${sim}/_simulator/fault`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   await page.goto('/nodes');
-  await waitForHydration(page);
+  await waitForIslands(page);
   await expect(page.locator('.live-status')).toContainText('updated');
   const first = await page.locator('tbody tr[data-node]').first().getAttribute('data-node');
 

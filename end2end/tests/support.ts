@@ -5,7 +5,7 @@ import { expect, test as base, type Locator, type Page, type TestInfo } from '@p
 
 export const BIN = resolve(__dirname, '../../target/dist/llmgw-console');
 
-type Ports = { noJs: { sim: number; console: number }; hydrated: { sim: number; console: number } };
+type Ports = { noJs: { sim: number; console: number }; js: { sim: number; console: number } };
 
 /** Four ports nothing listens on, chosen once: the config is read again in
  * each worker, which inherits the environment of the run that chose them. */
@@ -18,7 +18,7 @@ function choosePorts(): Ports {
     process.env.LLMGW_E2E_PORTS = execFileSync(process.execPath, ['-e', script]).toString().trim();
   }
   const [a, b, c, d] = process.env.LLMGW_E2E_PORTS.split(',').map(Number);
-  return { noJs: { sim: a, console: b }, hydrated: { sim: c, console: d } };
+  return { noJs: { sim: a, console: b }, js: { sim: c, console: d } };
 }
 
 export const PORTS = choosePorts();
@@ -29,8 +29,8 @@ export function chromiumPath(): string | undefined {
   return existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined;
 }
 
-export function hydrated(testInfo: TestInfo): boolean {
-  return testInfo.project.name === 'hydrated';
+export function withJs(testInfo: TestInfo): boolean {
+  return testInfo.project.name === 'js';
 }
 
 function simulator(testInfo: TestInfo): string {
@@ -105,9 +105,9 @@ export async function collectInSimulator(testInfo: TestInfo, node: string) {
   await afterOnePeriod();
 }
 
-/** Waits until the page has hydrated, so that clicks reach Leptos. */
-export async function waitForHydration(page: Page) {
-  await page.waitForFunction(() => document.documentElement.hasAttribute('data-hydrated'));
+/** Waits until the page's islands run, so that clicks reach Leptos. */
+export async function waitForIslands(page: Page) {
+  await page.waitForFunction(() => document.documentElement.hasAttribute('data-islands-ready'));
 }
 
 /** Makes the page keep every heartbeat its change stream brings, in order,
@@ -223,8 +223,8 @@ export async function everyView(testInfo: TestInfo): Promise<string[]> {
   ];
 }
 
-/** Opens `path` and, when the page runs, waits for it to hydrate. */
+/** Opens `path` and, when the page runs scripts, waits for its islands. */
 export async function open(page: Page, testInfo: TestInfo, path: string) {
   await page.goto(path);
-  if (hydrated(testInfo)) await waitForHydration(page);
+  if (withJs(testInfo)) await waitForIslands(page);
 }

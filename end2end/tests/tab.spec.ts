@@ -1,13 +1,13 @@
-import { cluster, expect, hydrated, test, waitForHydration } from './support';
+import { cluster, expect, withJs, test, waitForIslands } from './support';
 
 test('the tab title and icon say when a model stops serving', async ({ page }, testInfo) => {
-  test.skip(!hydrated(testInfo), 'the title follows the cluster only while the page runs');
+  test.skip(!withJs(testInfo), 'the title follows the cluster only while the page runs');
   const { models } = await cluster(testInfo);
   // A model serving with every replica ready: asking for more than run
   // leaves it not placed.
   const model = models.find((m) => m.min > 0 && m.ready >= m.min && m.total === m.ready)!;
   await page.goto('/nodes');
-  await waitForHydration(page);
+  await waitForIslands(page);
   await expect(page).toHaveTitle(/^\(\d+\) Nodes · llmgw console — \d+ models? not serving$/);
   const before = Number((await page.title()).match(/^\((\d+)\)/)![1]);
   await expect(page.locator('link#tab-icon')).toHaveAttribute('href', '/favicon-bad.svg');

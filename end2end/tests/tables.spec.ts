@@ -1,11 +1,11 @@
-import { cell, cluster, expect, hydrated, test, waitForHydration } from './support';
+import { cell, cluster, expect, withJs, test, waitForIslands } from './support';
 
 test('a filter and a sort survive a reload from the URL', async ({ page }, testInfo) => {
   const { nodes } = await cluster(testInfo);
   const h100 = nodes.filter((n) => n.id.includes('h100'));
   const count = `${h100.length} of ${nodes.length} nodes`;
   await page.goto('/nodes');
-  if (hydrated(testInfo)) await waitForHydration(page);
+  if (withJs(testInfo)) await waitForIslands(page);
   await page.getByRole('searchbox', { name: 'Filter nodes' }).fill('h100');
   await page.getByRole('button', { name: 'Filter' }).click();
   await expect(page).toHaveURL(/q=h100/);

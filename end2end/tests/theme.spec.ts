@@ -1,4 +1,4 @@
-import { expect, hydrated, open, test, waitForHydration } from './support';
+import { expect, withJs, open, test, waitForIslands } from './support';
 
 const DARK_BG = 'rgb(13, 18, 24)';
 const LIGHT_BG = 'rgb(247, 248, 250)';
@@ -37,7 +37,7 @@ test('the switch goes auto, dark, light, auto and comes back to the same view', 
     await expect(switcher).toHaveText(`Theme: ${word}`);
     expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe(view);
     expect(await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe(bg);
-    if (hydrated(testInfo)) await waitForHydration(page);
+    if (withJs(testInfo)) await waitForIslands(page);
   }
   await switcher.click();
   await expect(switcher).toHaveText('Theme: auto');

@@ -1,5 +1,5 @@
 import type { Request } from '@playwright/test';
-import { cell, cluster, expect, hydrated, nodeRow, recordHeartbeats, setNodeStateInSimulator, test, waitForHeartbeats, waitForHydration } from './support';
+import { cell, cluster, expect, withJs, nodeRow, recordHeartbeats, setNodeStateInSimulator, test, waitForHeartbeats, waitForIslands } from './support';
 
 /** A read of data by the running page: a server function, or the page
  * itself fetched again to patch it (`components::live_document`). */
@@ -9,7 +9,7 @@ function isRead(r: Request): boolean {
 }
 
 test.beforeEach(({}, testInfo) => {
-  test.skip(!hydrated(testInfo), 'only a running page listens for changes');
+  test.skip(!withJs(testInfo), 'only a running page listens for changes');
 });
 
 test('a still cluster costs an open page no request; a change is pushed to it', async ({ page }, testInfo) => {
@@ -23,7 +23,7 @@ test('a still cluster costs an open page no request; a change is pushed to it', 
     if (isRead(r)) reads.push(path);
   });
   await page.goto('/nodes');
-  await waitForHydration(page);
+  await waitForIslands(page);
   await expect(page.locator('.live-status')).toContainText('updated');
   await page.waitForTimeout(1500);
   reads.length = 0;
@@ -48,7 +48,7 @@ test('a page reads nothing again on opening its stream when nothing changed sinc
   // minute, and a try that straddles a turn is news).
   for (let attempt = 0; attempt < 3; attempt++) {
     await page.goto('/nodes');
-    await waitForHydration(page);
+    await waitForIslands(page);
     await waitForHeartbeats(page, 2);
     const [first, second] = await page.evaluate(() => (window as any).heard);
     const settings = JSON.parse((await page.locator('meta[name="llmgw-console-ui"]').getAttribute('content'))!);
@@ -70,7 +70,7 @@ test('a hidden tab lets go of its stream and catches up when shown', async ({ pa
   const { nodes } = await cluster(testInfo);
   const node = nodes.find((n) => n.state === 'ready')!.id;
   await page.goto('/nodes');
-  await waitForHydration(page);
+  await waitForIslands(page);
   await expect(page.locator('.live-status')).toContainText('updated');
   const setVisibility = (state: 'hidden' | 'visible') =>
     page.evaluate((s) => {

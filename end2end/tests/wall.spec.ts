@@ -1,4 +1,4 @@
-import { expect, freePort, hydrated, recordHeartbeats, startOwn as start, stopOwn, test, waitFor, waitForHeartbeats, waitForHydration } from './support';
+import { expect, freePort, withJs, recordHeartbeats, startOwn as start, stopOwn, test, waitFor, waitForHeartbeats, waitForIslands } from './support';
 import type { Page } from '@playwright/test';
 
 // Tests that stop servers start their own simulator and console, so that
@@ -69,17 +69,17 @@ test('the panel and turn choice survive a reload from the link', async ({ page }
   await page.reload();
   await expect(page.locator('.wall-panel')).toHaveCount(2);
   await expect(shownPanel).toHaveAttribute('data-panel', 'nodes');
-  if (hydrated(testInfo)) {
-    await waitForHydration(page);
+  if (withJs(testInfo)) {
+    await waitForIslands(page);
     await expect(shownPanel).toHaveAttribute('data-panel', 'models', { timeout: 8_000 });
   }
 });
 
 test('the wall keeps its data with a stale banner while the admin API is down, and clears it', async ({ page }, testInfo) => {
-  test.skip(!hydrated(testInfo), 'without JavaScript the page does not refresh itself');
+  test.skip(!withJs(testInfo), 'without JavaScript the page does not refresh itself');
   const c = await ownCluster();
   await page.goto(`${c.url}/wall`);
-  await waitForHydration(page);
+  await waitForIslands(page);
   await expect(page.locator('.live-status')).toContainText('updated');
   c.simulator.kill();
   await expect(page.locator('.live-status')).toContainText('stale: refreshing has failed for');
@@ -92,11 +92,11 @@ test('the wall keeps its data with a stale banner while the admin API is down, a
 });
 
 test('the wall recovers by itself when the console restarts, and reloads once for a new build', async ({ page }, testInfo) => {
-  test.skip(!hydrated(testInfo), 'without JavaScript the page does not refresh itself');
+  test.skip(!withJs(testInfo), 'without JavaScript the page does not refresh itself');
   const c = await ownCluster('build-a');
   await recordHeartbeats(page);
   await page.goto(`${c.url}/wall`);
-  await waitForHydration(page);
+  await waitForIslands(page);
   // A stream that never brought a heartbeat is not known to be lost.
   await waitForHeartbeats(page);
   await page.evaluate(() => ((window as any).sameDocument = true));
@@ -119,7 +119,7 @@ test('the wall recovers by itself when the console restarts, and reloads once fo
   await expect.poll(reloaded, { timeout: 15_000 }).toBe('reloaded');
   const meta = page.locator('meta[name="llmgw-console-ui"]');
   await expect(meta).toHaveAttribute('content', /"build":"build-b"/);
-  await waitForHydration(page);
+  await waitForIslands(page);
   await page.evaluate(() => ((window as any).sameDocument = true));
   await page.waitForTimeout(3_000);
   expect(await page.evaluate(() => (window as any).sameDocument)).toBe(true);

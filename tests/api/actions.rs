@@ -82,7 +82,8 @@ async fn a_confirmed_collection_goes_through_once_and_reports_each_node() {
     assert!(p.bytes > 0);
     let response = collect(&app, "", &p.token).await;
     assert!(response.status().is_success(), "{}", response.status());
-    // The hydrated page is sent back to where it came from, with the receipt.
+    // A client calling by fetch is sent back to where it came from, with the
+    // receipt.
     let headers = response.headers();
     assert!(headers.contains_key("serverfnredirect"), "{headers:?}");
     let location = headers["location"].to_str().expect("ascii");

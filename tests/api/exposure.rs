@@ -230,7 +230,10 @@ async fn a_pages_inline_scripts_run_only_by_the_policys_nonce() {
             .to_string();
         let page = crate::html::Page::parse(&response.text().await.expect("body"));
         let inline = page.all("script:not([src])");
-        assert!(!inline.is_empty(), "{path} hydrates with inline scripts");
+        assert!(
+            !inline.is_empty(),
+            "{path} starts its islands with inline scripts"
+        );
         for script in inline {
             assert_eq!(script.value().attr("nonce"), Some(nonce.as_str()), "{path}");
         }

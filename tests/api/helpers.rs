@@ -230,7 +230,8 @@ impl TestApp {
             .expect("console answers")
     }
 
-    /// Calls a server function the way the hydrated page does.
+    /// Calls a server function the way a Leptos client does: a POST by
+    /// `fetch`, which is answered with the redirect in headers.
     pub async fn server_fn(&self, name: &str, form: &[(&str, &str)]) -> reqwest::Response {
         self.http
             .post(format!("{}/api/{name}", self.console))

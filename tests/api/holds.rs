@@ -398,7 +398,7 @@ async fn change_streams_are_capped_per_address() {
             let addr = console.trim_start_matches("http://");
             let head = format!(
                 "GET {} HTTP/1.1\r\nHost: {addr}\r\n\r\n",
-                app::heartbeat::PATH
+                app::live::heartbeat::PATH
             );
             socket.write_all(head.as_bytes()).await.expect("sent");
             let mut first = [0u8; 12];

@@ -1,9 +1,9 @@
 //! The nodes page and its server function, against what the simulator holds.
 
 use app::admin_api::types::NodeView;
-use app::components::TablePage;
 use app::format;
 use app::joins::{DrainPreview, drain_preview, runs_on};
+use app::table::TablePage;
 
 use crate::helpers::TestApp;
 
@@ -64,7 +64,7 @@ async fn the_front_page_shows_the_node_table_too() {
     let page = app.parsed("/").await;
     let ids: Vec<&str> = lists.nodes.iter().map(|n| n.id.as_str()).collect();
     assert_eq!(page.row_keys("data-node"), ids);
-    // The page asks for the hydration script under the name cargo-leptos
+    // The page asks for the islands' script under the name cargo-leptos
     // builds, in this build's folder.
     let scripts: Vec<&str> = page
         .all("link[rel=modulepreload], script[src]")

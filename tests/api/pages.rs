@@ -3,9 +3,9 @@
 //! cluster is stated once, in the simulator.
 
 use app::admin_api::types::{NodeState, TargetState};
-use app::components::SortKey;
 use app::format::{self, ModelStatus, Situation};
 use app::joins::{drain_preview, group_by_reason, has_error, runs_on};
+use app::table::SortKey;
 use app::urls;
 
 use crate::helpers::TestApp;
@@ -514,6 +514,38 @@ async fn a_state_change_in_the_cluster_shows_within_one_refresh_period() {
         after.cell(after.row("data-node", &node.id), "State"),
         "cordoned"
     );
+}
+
+#[tokio::test]
+async fn every_destination_is_routed_titled_and_in_the_header() {
+    let app = TestApp::spawn().await;
+    for d in app::site_map::DESTINATIONS {
+        let response = app.get(d.path).await;
+        assert_eq!(response.status(), 200, "{}", d.path);
+        let page = Page::parse(&response.text().await.expect("body"));
+        assert!(
+            page.text("title").contains(d.title),
+            "{}: {}",
+            d.path,
+            page.text("title")
+        );
+        let links: Vec<String> = page
+            .all("header.top nav a")
+            .into_iter()
+            .map(|a| {
+                format!(
+                    "{} {}",
+                    a.value().attr("href").unwrap_or(""),
+                    crate::html::text(a)
+                )
+            })
+            .collect();
+        assert!(
+            links.contains(&format!("{} {}", d.path, d.label)),
+            "{}: {links:?}",
+            d.path
+        );
+    }
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use app::components::table::PAGE_ROWS;
+use app::table::PAGE_ROWS;
 use llmgw_console::simulator::{Simulator, generated};
 
 use crate::helpers::TestApp;

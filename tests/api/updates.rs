@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use app::admin_api::types::NodeState;
-use app::heartbeat::{Heartbeat, PATH};
+use app::live::heartbeat::{Heartbeat, PATH};
 
 use crate::helpers::{ScriptedUpstream, TestApp, http, spawn_console};
 use crate::process::Process;

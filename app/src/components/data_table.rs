@@ -11,8 +11,8 @@ use leptos::either::Either;
 use leptos::prelude::*;
 use leptos::tachys::html::attribute::custom::custom_attribute;
 
-use super::columns::{RowNote, TableRow};
-use super::table::{FilteredTable, SortHeader, TablePage, TableQuery};
+use super::table_controls::{FilteredTable, SortHeader};
+use crate::table::{RowNote, TablePage, TableQuery, TableRow};
 
 /// Each row's key: a key that repeats in the list gets a suffix, since the
 /// live document needs them distinct to match rows.
@@ -106,7 +106,7 @@ fn table_row<T: TableRow>(key: String, row: &T) -> impl IntoView + use<T> {
         // `data-key` too, the same for every table: the live document
         // matches rows by it when it patches the page.
         line.add_any_attr(custom_attribute(T::KEY_ATTR, key.clone()))
-            .add_any_attr(custom_attribute("data-key", key)),
+            .add_any_attr(custom_attribute(crate::live::markup::KEY_ATTR, key)),
         note_rows(row.notes(), T::COLUMNS.len()),
     )
 }
@@ -147,8 +147,8 @@ fn note_rows(notes: Vec<RowNote>, colspan: usize) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::components::columns::Column;
-    use crate::components::sort_key::SortKey;
+    use crate::table::columns::Column;
+    use crate::table::sort_key::SortKey;
 
     #[derive(Clone, Debug, PartialEq)]
     struct Row(&'static str, i64);

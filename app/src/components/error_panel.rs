@@ -34,7 +34,7 @@ fn title(error: &ConsoleError) -> &'static str {
 pub fn ErrorPanel(error: ConsoleError) -> impl IntoView {
     let hint = error.hint();
     view! {
-        <section class="error-panel" role="alert">
+        <section class=crate::live::markup::ERROR_PANEL_CLASS role="alert">
             <h2>{title(&error)}</h2>
             <p class="error-message">{error.to_string()}</p>
             {hint.map(|h| view! { <p class="hint">{h}</p> })}

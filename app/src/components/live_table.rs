@@ -5,11 +5,10 @@ use std::future::Future;
 
 use leptos::prelude::*;
 
-use super::columns::TableRow;
 use super::data_table::PagedTable;
-use super::live::Live;
-use super::table::{TablePage, TableQuery, use_table_query};
 use crate::error::ConsoleError;
+use crate::live::Live;
+use crate::table::{TablePage, TableQuery, TableRow, use_table_query};
 
 /// `fetch` is the list's server function, given the URL's table query.
 #[component]

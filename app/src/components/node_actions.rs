@@ -101,7 +101,7 @@ fn NodeActionConfirm(state: TargetState, node: String) -> impl IntoView {
                     view! { <NodeActionDialogFor state node=node.clone() report /> }.into_any()
                 }
                 Ok(_) => view! {
-                    <section class="error-panel" role="alert">
+                    <section class=crate::live::markup::ERROR_PANEL_CLASS role="alert">
                         <h2>"No such node"</h2>
                         <p class="error-message">
                             "The link asks to change a node this console does not list; nothing was opened."

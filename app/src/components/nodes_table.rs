@@ -3,11 +3,9 @@
 
 use leptos::prelude::*;
 
-use super::columns::columns_text;
-use super::{
-    Column, NodeActions, PagedTable, RowNote, SortKey, StateBadge, TablePage, TableQuery, TableRow,
-};
+use super::{NodeActions, PagedTable, StateBadge};
 use crate::admin_api::types::NodeView;
+use crate::table::{Column, RowNote, SortKey, TablePage, TableQuery, TableRow, columns_text};
 use crate::{format, urls};
 
 impl TableRow for NodeView {

@@ -7,16 +7,7 @@
 
 use leptos::prelude::*;
 
-/// `g` then one of these letters goes to that page.
-pub const PAGES: &[(char, &str, &str)] = &[
-    ('o', "/", "Overview"),
-    ('n', "/nodes", "Nodes"),
-    ('m', "/models", "Models"),
-    ('r', "/replicas", "Replicas"),
-    ('w', "/weights", "Weights"),
-    ('a', "/audit", "Audit"),
-    ('s', "/wall/setup", "Wall screen set-up"),
-];
+use crate::site_map::{DESTINATIONS, Destination};
 
 /// What a key asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,10 +41,7 @@ impl Keys {
         }
         if after_g {
             let letter = key.chars().next().filter(|_| key.chars().count() == 1)?;
-            return PAGES
-                .iter()
-                .find(|(l, _, _)| *l == letter)
-                .map(|(_, path, _)| Command::GoTo(path));
+            return Destination::for_key(letter).map(|d| Command::GoTo(d.path));
         }
         match key {
             "/" => Some(Command::FocusFilter),
@@ -91,12 +79,12 @@ pub fn Shortcuts() -> impl IntoView {
                             <dd>"Next or previous row"</dd>
                             <dt><kbd>"Enter"</kbd></dt>
                             <dd>"Open the row"</dd>
-                            {PAGES
+                            {DESTINATIONS
                                 .iter()
-                                .map(|(letter, _, name)| {
+                                .map(|d| {
                                     view! {
-                                        <dt><kbd>"g"</kbd>" " <kbd>{letter.to_string()}</kbd></dt>
-                                        <dd>"Go to " {*name}</dd>
+                                        <dt><kbd>"g"</kbd>" " <kbd>{d.key.to_string()}</kbd></dt>
+                                        <dd>"Go to " {d.title}</dd>
                                     }
                                 })
                                 .collect_view()}
@@ -126,7 +114,7 @@ mod browser {
 
     /// The rows j/k walk: a table's rows that open something.
     const ROWS: &str = "main table.data > tbody > tr";
-    const CURRENT: &str = "data-kbd-current";
+    const CURRENT: &str = crate::live::markup::KBD_CURRENT_ATTR;
     const FILTER: &str = ".filter-bar input[type='search']";
 
     pub fn listen(help: RwSignal<bool>) {
@@ -364,14 +352,5 @@ mod tests {
         assert_eq!(keys.press("k", false, false), Some(Command::PreviousRow));
         assert_eq!(keys.press("Enter", false, false), Some(Command::OpenRow));
         assert_eq!(keys.press("?", false, false), Some(Command::ToggleHelp));
-    }
-
-    #[test]
-    fn every_page_has_its_own_letter() {
-        let mut letters: Vec<char> = PAGES.iter().map(|(l, _, _)| *l).collect();
-        letters.dedup();
-        letters.sort();
-        letters.dedup();
-        assert_eq!(letters.len(), PAGES.len());
     }
 }

@@ -5,13 +5,14 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::components::{Column, LiveTable, TableRow};
+use crate::components::LiveTable;
 use crate::server_fns::audit::{AuditRecord, Outcome, recent_audit};
+use crate::table::{Column, TableRow};
 
 #[component]
 pub fn AuditPage() -> impl IntoView {
     view! {
-        <Title text="Audit" />
+        <Title text=crate::site_map::AUDIT.title />
         <h1>"Audit"</h1>
         <p class="lede">
             "Every attempt at a change through this console since it started, refused ones "

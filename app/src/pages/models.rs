@@ -5,15 +5,16 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::admin_api::types::ModelView;
-use crate::components::{Column, LiveTable, SortKey, StatusBadge, TableRow};
+use crate::components::{LiveTable, StatusBadge};
 use crate::format::{self, ModelStatus};
 use crate::server_fns::cluster::list_models;
+use crate::table::{Column, SortKey, TableRow};
 use crate::urls;
 
 #[component]
 pub fn ModelsPage() -> impl IntoView {
     view! {
-        <Title text="Models" />
+        <Title text=crate::site_map::MODELS.title />
         <h1>"Models"</h1>
         <LiveTable
             fetch=list_models

@@ -7,13 +7,14 @@ use leptos_router::hooks::use_params_map;
 
 use crate::admin_api::types::ReplicaView;
 use crate::components::{
-    Column, DataTable, FilterBar, FixHints, Live, NodeActionDialog, NodeActions, ReceiptBanner,
-    SortKey, StateBadge, TableQuery, TableRow, use_table_query,
+    DataTable, FilterBar, FixHints, NodeActionDialog, NodeActions, ReceiptBanner, StateBadge,
 };
 use crate::fixes::Fix;
 use crate::format;
 use crate::joins::NodeRejection;
+use crate::live::Live;
 use crate::server_fns::nodes::{NodeReport, inspect_node};
+use crate::table::{Column, SortKey, TableQuery, TableRow, use_table_query};
 use crate::urls::{self, decode_component};
 
 #[component]

@@ -5,17 +5,17 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::admin_api::types::NodeView;
-use crate::components::{
-    Live, NodeActionDialog, NodesTable, ReceiptBanner, TablePage, TableQuery, use_table_query,
-};
+use crate::components::{NodeActionDialog, NodesTable, ReceiptBanner};
+use crate::live::Live;
 use crate::server_fns::nodes::list_nodes;
+use crate::table::{TablePage, TableQuery, use_table_query};
 
 #[component]
 pub fn NodesPage() -> impl IntoView {
     let query = use_table_query();
     let nodes = Resource::new(move || query.with(TableQuery::to_query), list_nodes);
     view! {
-        <Title text="Nodes" />
+        <Title text=crate::site_map::NODES.title />
         <h1>"Nodes"</h1>
         <ReceiptBanner />
         <NodeActionDialog />

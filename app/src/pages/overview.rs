@@ -4,11 +4,11 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::admin_api::types::NodeState;
-use crate::components::{
-    Live, NodeActionDialog, NodesTable, ReceiptBanner, StatusBadge, TableQuery, use_table_query,
-};
+use crate::components::{NodeActionDialog, NodesTable, ReceiptBanner, StatusBadge};
 use crate::format::{self, ModelStatus, file_size};
+use crate::live::Live;
 use crate::server_fns::cluster::{OverviewReport, cluster_overview};
+use crate::table::{TableQuery, use_table_query};
 use crate::urls;
 
 #[component]
@@ -16,7 +16,7 @@ pub fn OverviewPage() -> impl IntoView {
     let query = use_table_query();
     let snapshot = Resource::new(move || query.with(TableQuery::to_query), cluster_overview);
     view! {
-        <Title text="Overview" />
+        <Title text=crate::site_map::OVERVIEW.title />
         <h1>"Cluster overview"</h1>
         <ReceiptBanner />
         <NodeActionDialog />

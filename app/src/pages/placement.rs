@@ -9,13 +9,14 @@ use leptos_router::hooks::use_params_map;
 
 use crate::admin_api::types::{NodeView, Rejection};
 use crate::components::{
-    Column, DataTable, FilterBar, FixHints, Live, NotFound, OutlookBanner, ReceiptBanner, SortKey,
-    StateBadge, StatusBadge, TableQuery, TableRow, use_table_query,
+    DataTable, FilterBar, FixHints, NotFound, OutlookBanner, ReceiptBanner, StateBadge, StatusBadge,
 };
 use crate::fixes::{Fix, Index, Outlook, Surroundings};
 use crate::format::{self, ModelStatus, Situation};
 use crate::joins::{group_by_node, group_by_reason};
+use crate::live::Live;
 use crate::server_fns::placement::{PlacementReport, explain_placement};
+use crate::table::{Column, SortKey, TableQuery, TableRow, use_table_query};
 use crate::urls::{self, encode_query};
 
 /// How the rejections are laid out (`?group=`).

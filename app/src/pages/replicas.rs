@@ -6,10 +6,11 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
 use crate::admin_api::types::ReplicaView;
-use crate::components::{Column, LiveTable, RowNote, SortKey, TableRow};
+use crate::components::LiveTable;
 use crate::format;
 use crate::joins::has_error;
 use crate::server_fns::cluster::list_replicas;
+use crate::table::{Column, RowNote, SortKey, TableRow};
 use crate::urls;
 
 #[component]
@@ -17,7 +18,7 @@ pub fn ReplicasPage() -> impl IntoView {
     let params = use_query_map();
     let model = Memo::new(move |_| params.with(|p| p.get("model").unwrap_or_default()));
     view! {
-        <Title text="Replicas" />
+        <Title text=crate::site_map::REPLICAS.title />
         <h1>
             "Replicas"
             {move || {

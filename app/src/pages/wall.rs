@@ -5,11 +5,13 @@
 //! stale; a page from an older build of the console reloads itself once.
 
 use leptos::prelude::*;
+use leptos::tachys::html::attribute::custom::custom_attribute;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
-use crate::components::Live;
 use crate::format::{self, file_size};
+use crate::live::Live;
+use crate::live::markup::WALL_SHOWN_ATTR;
 use crate::server_fns::wall::read_wall;
 use crate::ui_settings::UiSettings;
 use crate::wall::{Panel, Sample, WallLayout, WallView};
@@ -33,7 +35,8 @@ pub fn WallPage() -> impl IntoView {
     view! {
         <Title text="Wall" />
         // The panel on screen is the `PanelTurns` island's to say.
-        <div class="wall" data-shown="0">
+        {view! {
+        <div class="wall">
             <header class="wall-head">
                 <span class="wall-cluster">{admin_api}</span>
                 <Clock />
@@ -46,6 +49,8 @@ pub fn WallPage() -> impl IntoView {
                 }
             />
         </div>
+        }
+            .add_any_attr(custom_attribute(WALL_SHOWN_ATTR, "0"))}
         {
             let l = layout.get_untracked();
             view! { <PanelTurns count=l.panels.len() cycle_seconds=l.cycle_seconds /> }
@@ -66,7 +71,7 @@ fn PanelTurns(count: usize, cycle_seconds: Option<u64>) -> impl IntoView {
             move || {
                 shown.set((shown.get() + 1) % count);
                 if let Ok(Some(wall)) = document().query_selector(".wall") {
-                    let _ = wall.set_attribute("data-shown", &shown.get().to_string());
+                    let _ = wall.set_attribute(WALL_SHOWN_ATTR, &shown.get().to_string());
                 }
             },
             std::time::Duration::from_secs(seconds),

@@ -25,7 +25,7 @@ pub fn WallSetupPage() -> impl IntoView {
             .map(|c| c.to_string())
             .unwrap_or_default();
         view! {
-            <Title text="Wall screen" />
+            <Title text=crate::site_map::WALL_SETUP.title />
             <h1>"Wall screen"</h1>
             <p class="lede">
                 "A read-only screen for a room: large type, dark, nothing to click. Choose what it "

@@ -7,15 +7,14 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
 use crate::admin_api::types::OrphanView;
-use crate::components::{
-    Column, ConfirmDialog, CtlCommand, ErrorPanel, Live, PagedTable, ReceiptBanner, SortKey,
-    TableQuery, TableRow, use_table_query,
-};
+use crate::components::{ConfirmDialog, CtlCommand, ErrorPanel, PagedTable, ReceiptBanner};
 use crate::error::ConsoleError;
 use crate::format::{self, file_size};
+use crate::live::Live;
 use crate::server_fns::weights::{
     CollectPreview, CollectWeights, PreviewCollect, list_orphans, review_collect,
 };
+use crate::table::{Column, SortKey, TableQuery, TableRow, use_table_query};
 use crate::ui_settings::UiSettings;
 use crate::urls;
 
@@ -24,7 +23,7 @@ pub fn WeightsPage() -> impl IntoView {
     let orphans = Resource::new(|| (), |_| list_orphans());
     let query = use_table_query();
     view! {
-        <Title text="Orphaned weights" />
+        <Title text=crate::site_map::WEIGHTS.title />
         <h1>"Orphaned weights"</h1>
         <p class="lede">
             "Weights llmgw downloaded for models that are no longer in the catalog. "
@@ -95,7 +94,8 @@ fn OrphanTable(orphans: Vec<OrphanView>, query: Memo<TableQuery>) -> impl IntoVi
     let page = query.with(|q| q.page_of(&orphans));
     view! {
         // A <div>, not a <p>: a form inside a paragraph would end it in the
-        // browser's parser, and the page would no longer hydrate.
+        // browser's parser, and the live document's patches would no longer
+        // match the server's markup.
         <div class="total">
             <p>
                 <strong>{file_size(total_bytes)}</strong>

@@ -11,7 +11,6 @@ use leptos::prelude::use_context;
 
 use super::Confirmations;
 use super::audit::{AuditLog, Draft, blank_record};
-use super::change_feed::{Beat, ChangeFeed, Sources};
 use super::signing::Signer;
 use super::snapshots::Snapshots;
 use super::wall_feed::WallFeed;
@@ -20,6 +19,7 @@ use crate::admin_api::{
 };
 use crate::audit_record::Outcome;
 use crate::error::ConsoleError;
+use crate::live::change_feed::{Beat, ChangeFeed, Sources};
 use crate::ui_settings::UiSettings;
 
 #[derive(Clone, Debug)]

@@ -1,6 +1,6 @@
 //! The Content Security Policy. Scripts run only from this console's own
 //! files, or inline when they carry the nonce Leptos gives each render (its
-//! hydration data and loader do); no `'unsafe-inline'` for scripts, so an
+//! islands' data and loader do); no `'unsafe-inline'` for scripts, so an
 //! injected `<script>` does not run even if some text ever slipped through
 //! unescaped. Styles stay inline-capable: Leptos sets style attributes.
 

@@ -6,7 +6,6 @@
 
 pub mod attempts;
 pub mod audit;
-pub mod change_feed;
 pub mod confirmations;
 pub mod context;
 pub mod csp;

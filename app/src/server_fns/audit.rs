@@ -4,8 +4,8 @@
 use leptos::prelude::*;
 
 pub use crate::audit_record::{AuditRecord, Outcome};
-use crate::components::TablePage;
 use crate::error::ConsoleError;
+use crate::table::TablePage;
 
 /// The page of recent records that `query` (the table's URL query) shows.
 #[server(endpoint = "/recent_audit")]
@@ -18,8 +18,8 @@ pub async fn recent_audit(
 #[cfg(feature = "ssr")]
 mod ssr {
     use super::*;
-    use crate::components::TableQuery;
     use crate::server::ConsoleContext;
+    use crate::table::TableQuery;
 
     pub fn recent(query: String) -> Result<TablePage<AuditRecord>, ConsoleError> {
         let records = ConsoleContext::current()?.audit.recent();

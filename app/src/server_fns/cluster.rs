@@ -5,9 +5,9 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::admin_api::types::{ModelView, NodeView, ReplicaView};
-use crate::components::TablePage;
 use crate::error::ConsoleError;
 use crate::joins::Overview;
+use crate::table::TablePage;
 
 /// The overview: its figures, added up on the server from all four lists,
 /// and one page of its node table. The other lists stay on the server: at
@@ -45,9 +45,9 @@ pub async fn cluster_overview(
 #[cfg(feature = "ssr")]
 mod ssr {
     use super::*;
-    use crate::components::TableQuery;
     use crate::joins::overview;
     use crate::server::ConsoleContext;
+    use crate::table::TableQuery;
 
     pub async fn list_models(query: String) -> Result<TablePage<ModelView>, ConsoleError> {
         let cx = ConsoleContext::current()?;

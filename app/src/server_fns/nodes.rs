@@ -4,10 +4,10 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::admin_api::types::{NodeView, ReplicaView, TargetState};
-use crate::components::TablePage;
 use crate::error::ConsoleError;
 use crate::fixes::Surroundings;
 use crate::joins::{DrainPreview, NodeRejection};
+use crate::table::TablePage;
 
 /// The page of nodes that `query` (a table's URL query) shows.
 #[server(endpoint = "/list_nodes")]
@@ -59,11 +59,11 @@ pub async fn set_node_state(
 #[cfg(feature = "ssr")]
 mod ssr {
     use super::*;
-    use crate::components::TableQuery;
     use crate::joins::{drain_preview, runs_on};
     use crate::server::ConsoleContext;
     use crate::server::input::{self, ReturnPath};
     use crate::server_fns::receipts::{Receipt, finish};
+    use crate::table::TableQuery;
 
     pub async fn list_nodes(query: String) -> Result<TablePage<NodeView>, ConsoleError> {
         let cx = ConsoleContext::current()?;

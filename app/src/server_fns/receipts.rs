@@ -1,7 +1,7 @@
 //! What an action did, for the page it returns to. An action sends the
 //! browser to `back?receipt=…`, the receipt itself signed into the address:
-//! the same for a form posted without JavaScript (a redirect) and for a call
-//! from the hydrated page (the router follows it). Nothing is stored per
+//! every action is a form, and its answer a redirect, with JavaScript or
+//! without. Nothing is stored per
 //! action, and any console sharing the key shows it; the signature means a
 //! link cannot make the console claim an outcome it never had.
 

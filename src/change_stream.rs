@@ -7,9 +7,9 @@
 
 use std::convert::Infallible;
 
-use app::heartbeat::Heartbeat;
+use app::live::change_feed::Beat;
+use app::live::heartbeat::Heartbeat;
 use app::server::ConsoleContext;
-use app::server::change_feed::Beat;
 use axum::Extension;
 use axum::extract::State;
 use axum::http::{HeaderName, HeaderValue};

@@ -1,28 +1,18 @@
-//! Sorting, filtering and paging of tables, kept in the URL (`?q=`,
-//! `?sort=`, `?desc=1`, `?page=`) so that a reload or a pasted link shows the
-//! same rows in the same order. Works without JavaScript: sorting and paging
-//! are links, filtering a form.
-//!
-//! The lists that grow with the cluster (nodes, models, replicas) are cut on
-//! the server: the page's server function takes the query and answers with
-//! one [`TablePage`], so that neither the HTML, nor each refresh, nor the
-//! browser's work grows past [`PAGE_ROWS`] rows.
+//! One table's view as its URL says it (`?q=`, `?sort=`, `?desc=1`,
+//! `?page=`, and facets), so that a reload or a pasted link shows the same
+//! rows in the same order; and the server's cut of a list by that view.
+//! The filter is bounded here, whatever the URL says.
 
 use std::cmp::Reverse;
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use leptos_router::params::ParamsMap;
-use serde::{Deserialize, Serialize};
 
 use super::columns::TableRow;
+use super::page::{PAGE_ROWS, TablePage};
 use super::sort_key::SortKey;
 use crate::urls::{self, decode_component, encode_query};
-
-/// Rows on one page of a table cut on the server. A screen shows a few
-/// dozen; past that an operator filters or sorts rather than scrolls, and a
-/// hundred rows keep a refresh cheap for the browser and the console alike.
-pub const PAGE_ROWS: usize = 100;
 
 /// A filter of more words than this is no narrower for it, only slower.
 pub const FILTER_WORDS: usize = 16;
@@ -162,7 +152,7 @@ impl TableQuery {
 
     /// The hidden fields of the filter form: the view, less the filter
     /// itself and the page.
-    fn filter_form_fields(&self) -> Vec<(String, String)> {
+    pub fn filter_form_fields(&self) -> Vec<(String, String)> {
         let mut pairs = self.view_pairs();
         pairs.retain(|(k, _)| k != "q");
         pairs
@@ -249,174 +239,18 @@ fn has_every(words: &[String], haystack: &str) -> bool {
     words.iter().all(|word| haystack.contains(word.as_str()))
 }
 
-/// One page of a table, cut on the server.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TablePage<T> {
-    pub rows: Vec<T>,
-    /// Rows that pass the facets and the filter, on every page.
-    pub shown: usize,
-    /// Rows in the whole list.
-    pub total: usize,
-    /// The page shown, from 0.
-    pub page: usize,
-}
-
-impl<T> TablePage<T> {
-    pub fn pages(&self) -> usize {
-        self.shown.div_ceil(PAGE_ROWS).max(1)
-    }
-
-    /// 1-based numbers of the first and last row shown.
-    fn span(&self) -> (usize, usize) {
-        let first = self.page * PAGE_ROWS;
-        (first + 1, first + self.rows.len())
-    }
-}
-
 /// The current URL's table settings, reactively.
 pub fn use_table_query() -> Memo<TableQuery> {
     let params = use_query_map();
     Memo::new(move |_| params.with(TableQuery::from_params))
 }
 
-/// A header cell that sorts its column when clicked: a link, so a new sort
-/// is a page of its own.
-#[component]
-pub fn SortHeader(
-    query: Memo<TableQuery>,
-    column: &'static str,
-    label: &'static str,
-    #[prop(optional_no_strip)] title: Option<&'static str>,
-) -> impl IntoView {
-    let (aria_sort, href) = query.with_untracked(|q| (q.aria_sort(column), q.sort_href(column)));
-    let arrow = match aria_sort {
-        "ascending" => " ▲",
-        "descending" => " ▼",
-        _ => "",
-    };
-    view! {
-        <th scope="col" aria-sort=aria_sort title=title>
-            <a href=href>{label}{arrow}</a>
-        </th>
-    }
-}
-
-/// The filter box and the count of rows shown. A plain GET form, so it
-/// works without JavaScript and leaves the filter in the URL.
-#[component]
-pub fn FilterBar(
-    query: Memo<TableQuery>,
-    shown: usize,
-    total: usize,
-    noun: &'static str,
-) -> impl IntoView {
-    let q = query.with_untracked(|q| q.q.clone());
-    let hidden = query.with_untracked(TableQuery::filter_form_fields);
-    let filtered = shown != total;
-    view! {
-        <form class="filter-bar" method="get" role="search">
-            {hidden
-                .into_iter()
-                .map(|(k, v)| view! { <input type="hidden" name=k value=v /> })
-                .collect_view()}
-            <label>
-                <span class="visually-hidden">"Filter " {noun}</span>
-                <input type="search" name="q" value=q placeholder="Filter…" aria-label=format!("Filter {noun}") />
-            </label>
-            <button type="submit">"Filter"</button>
-            <span class="count" class:filtered=filtered>
-                {if filtered {
-                    format!("{shown} of {total} {noun}")
-                } else {
-                    format!("{total} {noun}")
-                }}
-            </span>
-        </form>
-    }
-}
-
-/// Where a page of a table cut on the server sits in its view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Paging {
-    page: usize,
-    pages: usize,
-    first: usize,
-    last: usize,
-}
-
-impl<T> TablePage<T> {
-    pub fn paging(&self) -> Paging {
-        let (first, last) = self.span();
-        Paging {
-            page: self.page,
-            pages: self.pages(),
-            first,
-            last,
-        }
-    }
-}
-
-/// "Rows 101–200 of 5000", with links to the pages before and after; nothing
-/// when everything fits on one page.
-#[component]
-fn Pager(
-    query: Memo<TableQuery>,
-    paging: Paging,
-    shown: usize,
-    noun: &'static str,
-) -> impl IntoView {
-    let Paging {
-        page,
-        pages,
-        first,
-        last,
-    } = paging;
-    (pages > 1).then(|| {
-        let q = query.get_untracked();
-        let link = |to: usize, rel: &'static str, text: &'static str| {
-            view! { <a href=q.page_href(to) rel=rel>{text}</a> }
-        };
-        view! {
-            <nav class="pager" aria-label=format!("Pages of {noun}")>
-                {(page > 0).then(|| link(page - 1, "prev", "← Previous"))}
-                <span>{format!("Rows {first}–{last} of {shown} · page {} of {pages}", page + 1)}</span>
-                {(page + 1 < pages).then(|| link(page + 1, "next", "Next →"))}
-            </nav>
-        }
-    })
-}
-
-/// The filter bar above a table, and in place of the table a sentence when
-/// the filter leaves no row (never an empty table, which reads as "none").
-/// With `paging`, the rows are one page of those the filter passes.
-#[component]
-pub fn FilteredTable(
-    query: Memo<TableQuery>,
-    shown: usize,
-    total: usize,
-    /// "nodes", for the count.
-    noun: &'static str,
-    /// "node", for "No node matches this filter."
-    one: &'static str,
-    #[prop(optional)] paging: Option<Paging>,
-    children: Children,
-) -> impl IntoView {
-    view! {
-        <FilterBar query shown total noun />
-        {paging.map(|paging| view! { <Pager query paging shown noun /> })}
-        {if shown == 0 {
-            view! { <p class="empty">{format!("No {one} matches this filter.")}</p> }.into_any()
-        } else {
-            children().into_any()
-        }}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::components::columns::Column;
-    use crate::components::sort_key::SortKey;
+    use crate::table::Paging;
+    use crate::table::columns::Column;
+    use crate::table::sort_key::SortKey;
 
     #[test]
     fn words_must_all_appear() {

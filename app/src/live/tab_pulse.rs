@@ -3,15 +3,12 @@
 //! models not serving", and a red icon (amber when only nodes are in
 //! trouble). The figures are the wall's, worked out once a poll: the server
 //! writes them into the page, and every heartbeat pushes them to the live
-//! document (see `updates`), so a tab asks nothing for them.
+//! document (see `follow`), so a tab asks nothing for them.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::ui_settings::UiSettings;
-
-/// The `<link rel="icon">` the shell writes, which the pulse repoints.
-pub const ICON_ID: &str = "tab-icon";
 
 #[component]
 pub fn TabPulse() -> impl IntoView {

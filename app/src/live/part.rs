@@ -1,11 +1,12 @@
-//! A page's data with how old it is beside it, and the words for that age;
-//! the live document (`live_document`) keeps both current in the browser.
+//! A live part of a page: its data with how old it is beside it, and the
+//! words for that age; the live document keeps both current in the browser.
 
 use leptos::either::Either;
 use leptos::prelude::*;
 use serde::{Serialize, de::DeserializeOwned};
 
-use super::ErrorPanel;
+use super::markup::{PART_CLASS, STATUS_CLASS};
+use crate::components::ErrorPanel;
 use crate::error::ConsoleError;
 
 /// When the data on screen was fetched, and since when refreshes have failed.
@@ -38,7 +39,7 @@ pub(crate) fn status_text(f: Freshness, now: f64) -> String {
 /// there is none (never an empty table that would read as "nothing
 /// there"). The status line above says "updated just now"; in the browser
 /// the live document keeps it current, and when a later read fails it keeps
-/// what is on screen under the error, marked stale (see `live_document`).
+/// what is on screen under the error, marked stale (see `stale`).
 #[component]
 pub fn Live<T, F, V>(resource: Resource<Result<T, ConsoleError>>, render: F) -> impl IntoView
 where
@@ -47,8 +48,8 @@ where
     V: IntoView + 'static,
 {
     view! {
-        <div class="live">
-            <p class="live-status" aria-live="polite">
+        <div class=PART_CLASS>
+            <p class=STATUS_CLASS aria-live="polite">
                 {status_text(Freshness::default(), 0.0)}
             </p>
             <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>

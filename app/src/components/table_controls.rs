@@ -1,0 +1,119 @@
+//! What an operator works a table with: sort links in its header, the
+//! filter box, the pager. Links and a GET form, so all of it works without
+//! JavaScript and leaves the view in the URL.
+
+use leptos::prelude::*;
+
+use crate::table::{Paging, TableQuery};
+
+/// A header cell that sorts its column when clicked: a link, so a new sort
+/// is a page of its own.
+#[component]
+pub fn SortHeader(
+    query: Memo<TableQuery>,
+    column: &'static str,
+    label: &'static str,
+    #[prop(optional_no_strip)] title: Option<&'static str>,
+) -> impl IntoView {
+    let (aria_sort, href) = query.with_untracked(|q| (q.aria_sort(column), q.sort_href(column)));
+    let arrow = match aria_sort {
+        "ascending" => " ▲",
+        "descending" => " ▼",
+        _ => "",
+    };
+    view! {
+        <th scope="col" aria-sort=aria_sort title=title>
+            <a href=href>{label}{arrow}</a>
+        </th>
+    }
+}
+
+/// The filter box and the count of rows shown. A plain GET form, so it
+/// works without JavaScript and leaves the filter in the URL.
+#[component]
+pub fn FilterBar(
+    query: Memo<TableQuery>,
+    shown: usize,
+    total: usize,
+    noun: &'static str,
+) -> impl IntoView {
+    let q = query.with_untracked(|q| q.q.clone());
+    let hidden = query.with_untracked(TableQuery::filter_form_fields);
+    let filtered = shown != total;
+    view! {
+        <form class="filter-bar" method="get" role="search">
+            {hidden
+                .into_iter()
+                .map(|(k, v)| view! { <input type="hidden" name=k value=v /> })
+                .collect_view()}
+            <label>
+                <span class="visually-hidden">"Filter " {noun}</span>
+                <input type="search" name="q" value=q placeholder="Filter…" aria-label=format!("Filter {noun}") />
+            </label>
+            <button type="submit">"Filter"</button>
+            <span class="count" class:filtered=filtered>
+                {if filtered {
+                    format!("{shown} of {total} {noun}")
+                } else {
+                    format!("{total} {noun}")
+                }}
+            </span>
+        </form>
+    }
+}
+
+/// "Rows 101–200 of 5000", with links to the pages before and after; nothing
+/// when everything fits on one page.
+#[component]
+fn Pager(
+    query: Memo<TableQuery>,
+    paging: Paging,
+    shown: usize,
+    noun: &'static str,
+) -> impl IntoView {
+    let Paging {
+        page,
+        pages,
+        first,
+        last,
+    } = paging;
+    (pages > 1).then(|| {
+        let q = query.get_untracked();
+        let link = |to: usize, rel: &'static str, text: &'static str| {
+            view! { <a href=q.page_href(to) rel=rel>{text}</a> }
+        };
+        view! {
+            <nav class="pager" aria-label=format!("Pages of {noun}")>
+                {(page > 0).then(|| link(page - 1, "prev", "← Previous"))}
+                <span>{format!("Rows {first}–{last} of {shown} · page {} of {pages}", page + 1)}</span>
+                {(page + 1 < pages).then(|| link(page + 1, "next", "Next →"))}
+            </nav>
+        }
+    })
+}
+
+/// The filter bar above a table, and in place of the table a sentence when
+/// the filter leaves no row (never an empty table, which reads as "none").
+/// With `paging`, the rows are one page of those the filter passes.
+#[component]
+pub fn FilteredTable(
+    query: Memo<TableQuery>,
+    shown: usize,
+    total: usize,
+    /// "nodes", for the count.
+    noun: &'static str,
+    /// "node", for "No node matches this filter."
+    one: &'static str,
+    #[prop(optional)] paging: Option<Paging>,
+    children: Children,
+) -> impl IntoView {
+    view! {
+        <FilterBar query shown total noun />
+        {paging.map(|paging| view! { <Pager query paging shown noun /> })}
+        {if shown == 0 {
+            view! { <p class="empty">{format!("No {one} matches this filter.")}</p> }.into_any()
+        } else {
+            children().into_any()
+        }}
+    }
+}
