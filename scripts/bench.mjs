@@ -66,7 +66,8 @@ async function waitFor(url) {
   throw new Error(`${url} did not come up`);
 }
 
-/** A simulated admin API of `nodes` nodes (the demo cluster when 0). */
+/** A simulated admin API of `nodes` nodes and a fifth as many models (the
+ * demo cluster when 0). */
 async function simulator(nodes) {
   const port = await freePort();
   const args = ['simulate', '--listen', `127.0.0.1:${port}`, '--log', 'warn'];
@@ -583,7 +584,108 @@ function crowd(port, from, count) {
   return { open, close: () => (worker.postMessage('close'), ended) };
 }
 
-const PARTS = { sizes, pages, viewers, latency, memory, browser, tab, holds };
+function cpuSecondsOf(pid) {
+  // utime and stime, the 14th and 15th fields, in clock ticks (100 a second).
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** A model whose rejections belong on the node pages: short of its count
+ * (app/src/server/rejection_index.rs, worth_explaining). */
+const shortOfItsCount = (m) => !(m.ready >= m.min && m.total === m.ready);
+
+/** 20,000 nodes and 4,000 models: the first node page after a start, the
+ * explanations a node page costs llmgw (at start, while the cluster is
+ * still, while it moves), every page warm, resident memory after 100
+ * viewers opened every kind of page, and the console's CPU with pages open. */
+async function scale() {
+  const PERIOD = 5;
+  const sim = await simulator(20000);
+  const { url, pid } = await consoleFor(sim, ['--refresh-seconds', String(PERIOD)]);
+  const list = async (name) => JSON.parse(await getText(`${sim}/api/v1/${name}`));
+  const [nodes, models] = [await list('nodes'), await list('models')];
+  const short = models.filter(shortOfItsCount).length;
+  const explains = async () => (await callCounts(sim))['/api/v1/explain-placement'] ?? 0;
+  const nodePage = (i) => `/nodes/${encodeURIComponent(nodes[i % nodes.length].id)}`;
+  const explainPage = (i) => `/models/${encodeURIComponent(models[i % models.length].name)}/placement`;
+
+  const first = await request(`${url}${nodePage(0)}`);
+  report('the first node page after a start at 20,000 nodes', `${first.ms.toFixed(0)} ms`, '≤ 200 ms', first.ms <= 200);
+  // Until the round of explanations it started has read them all.
+  const started = Date.now();
+  while ((await getText(`${url}${nodePage(0)}`)).includes('class="warn gathering"')) {
+    if (Date.now() - started > 120_000) throw new Error('the node page was still gathering after 2 minutes');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const asked = await explains();
+  report(`explanations for node pages, ${models.length} models (${short} short of their count)`, asked, `≤ ${short}`, asked <= short);
+
+  const paths = ['/', '/nodes', '/models', '/replicas', '/weights', '/audit', '/wall', nodePage(1), explainPage(1)];
+  for (const path of paths) {
+    const times = [];
+    for (let i = 0; i < 7; i++) times.push((await request(`${url}${path}`)).ms);
+    const ms = median(times);
+    const name = path.startsWith('/nodes/') ? 'a node page' : path.startsWith('/models/') ? 'an explain page' : path;
+    report(`server time of ${name} at 20,000 nodes, warm, median`, `${ms.toFixed(1)} ms`, '≤ 20 ms', ms <= 20);
+  }
+
+  // A hundred viewers, each opening every kind of page (their own node and
+  // model each), ten at a time.
+  for (let v = 0; v < 100; v += 10) {
+    await Promise.all(
+      Array.from({ length: 10 }, async (_, k) => {
+        const i = v + k;
+        for (const path of ['/', '/nodes', '/models', '/replicas', '/weights', '/audit', '/wall', nodePage(i), explainPage(i)]) {
+          await request(`${url}${path}`);
+        }
+      }),
+    );
+  }
+  const rss = rssOf(pid);
+  report('console RSS at 20,000 nodes after 100 viewers opened every page', mb(rss), '≤ 64 MB', rss <= 64e6);
+
+  // Ten open pages (their change streams) and one node page read a period:
+  // while the cluster is still, then while one node changes state a period.
+  const stop = new AbortController();
+  const streams = await Promise.all(Array.from({ length: 10 }, () => fetch(`${url}/updates`, { signal: stop.signal })));
+  const reading = streams.map(async (r) => {
+    const reader = r.body.getReader();
+    try {
+      while (!(await reader.read()).done);
+    } catch {}
+  });
+  const periods = async (n, each) => {
+    const before = await explains();
+    const cpu = cpuSecondsOf(pid);
+    const start = Date.now();
+    for (let p = 0; p < n; p++) {
+      await each(p);
+      await request(`${url}${nodePage(2)}`);
+      await new Promise((r) => setTimeout(r, PERIOD * 1000));
+    }
+    const seconds = (Date.now() - start) / 1000;
+    return { calls: (await explains()) - before, cpu: (100 * (cpuSecondsOf(pid) - cpu)) / seconds };
+  };
+  const still = await periods(3, async () => {});
+  report('explanations asked in 3 periods while the cluster is still', still.calls, '0', still.calls === 0);
+  report('console CPU, 10 pages open, 20,000 nodes, still', `${still.cpu.toFixed(1)} %`, '≤ 3 %', still.cpu <= 3);
+  const moving = await periods(6, async (p) => {
+    const node = nodes[p].id;
+    await request(`${sim}/api/v1/nodes/${encodeURIComponent(node)}/state`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-llmgw-actor': 'bench' },
+      body: JSON.stringify({ state: p % 2 ? 'ready' : 'cordoned' }),
+    });
+  });
+  const perPeriod = moving.calls / 6;
+  report('explanations per period while a node changes every period', perPeriod.toFixed(1), `≤ ${short}`, perPeriod <= short);
+  report('console CPU, 10 pages open, 20,000 nodes, moving', `${moving.cpu.toFixed(1)} %`, '≤ 3 %', moving.cpu <= 3);
+  stop.abort();
+  await Promise.all(reading);
+  stopAll();
+}
+
+const PARTS = { sizes, pages, viewers, latency, memory, browser, tab, holds, scale };
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 process.on('exit', stopAll);
 for (const name of chosen.length ? chosen : Object.keys(PARTS)) {

@@ -160,14 +160,25 @@ pub struct WallView {
     pub trends: Vec<Sample>,
 }
 
-/// The lists joined into the wall's figures; `explain` gives the explanation
-/// of a model that is not placed, when one could be read.
+/// What the wall says of a model that is not placed: its explanation's
+/// most frequent reason, with how often, and how many reasons there are.
+pub fn headline(explain: &ExplainView) -> Option<String> {
+    let groups = group_by_reason(&explain.rejections);
+    groups.first().map(|g| match groups.len() {
+        1 => format!("{} (×{})", g.reason, g.count),
+        k => format!("{} (×{}, {k} reasons)", g.reason, g.count),
+    })
+}
+
+/// The lists joined into the wall's figures; `why_not_placed` gives the
+/// [`headline`] of a model that is not placed, when its explanation could be
+/// read.
 pub fn wall_view(
     nodes: &[NodeView],
     models: &[ModelView],
     replicas: &[ReplicaView],
     orphans: &[OrphanView],
-    explain: &dyn Fn(&str) -> Option<ExplainView>,
+    why_not_placed: &dyn Fn(&str) -> Option<String>,
 ) -> WallView {
     let mut v = WallView {
         nodes: nodes.len(),
@@ -249,15 +260,7 @@ pub fn wall_view(
             ModelStatus::NotPlaced => Some(NotServing {
                 model: m.name.clone(),
                 what: "not placed".into(),
-                why: explain(&m.name)
-                    .and_then(|e| {
-                        let groups = group_by_reason(&e.rejections);
-                        groups.first().map(|g| match groups.len() {
-                            1 => format!("{} (×{})", g.reason, g.count),
-                            k => format!("{} (×{}, {k} reasons)", g.reason, g.count),
-                        })
-                    })
-                    .unwrap_or_else(|| "no placement attempted yet".into()),
+                why: why_not_placed(&m.name).unwrap_or_else(|| "no placement attempted yet".into()),
             }),
             _ if long_start.is_some() => Some(NotServing {
                 model: m.name.clone(),
@@ -457,7 +460,8 @@ mod tests {
                 }],
             })
         };
-        let v = wall_view(&[], &models, &[starting], &[], &explain);
+        let why = |m: &str| explain(m).as_ref().and_then(headline);
+        let v = wall_view(&[], &models, &[starting], &[], &why);
         let lines: Vec<(String, String)> = v
             .not_serving
             .iter()

@@ -138,9 +138,16 @@ async fn a_fault_clears_by_itself_and_readiness_follows() {
 async fn a_node_page_whose_explanations_partly_failed_says_what_is_missing() {
     let app = TestApp::spawn().await;
     let lists = app.lists();
+    let shown = |e: &&app::admin_api::types::ExplainView| {
+        lists
+            .models
+            .iter()
+            .any(|m| m.name == e.model && app::server::rejection_index::worth_explaining(m))
+    };
     let (node, model) = lists
         .explains
         .iter()
+        .filter(shown)
         .find_map(|e| {
             e.rejections
                 .first()
@@ -157,13 +164,13 @@ async fn a_node_page_whose_explanations_partly_failed_says_what_is_missing() {
         explain.path(),
         explain.query().unwrap_or("")
     )));
-    let page = app.parsed(&app::urls::node(&node)).await;
+    let page = app.settled_page(&app::urls::node(&node)).await;
     let warning = page.text(".partial");
     assert!(warning.starts_with("Incomplete"), "{warning}");
     assert!(warning.contains(&model), "{warning}");
     assert!(warning.contains("500"), "{warning}");
     faults.set(Fault::None, None);
     tokio::time::sleep(PERIOD).await;
-    let page = app.parsed(&app::urls::node(&node)).await;
+    let page = app.settled_page(&app::urls::node(&node)).await;
     assert!(!page.has(".partial"));
 }

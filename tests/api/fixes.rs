@@ -34,7 +34,14 @@ struct Shown {
 /// pages.
 async fn shown(reason: &str, adjust: impl FnOnce(&mut Cluster)) -> Shown {
     let app = TestApp::spawn().await;
-    let model = app.lists().models[0].name.clone();
+    // One whose rejections a node page shows: short of its wanted count.
+    let model = app
+        .lists()
+        .models
+        .into_iter()
+        .find(app::server::rejection_index::worth_explaining)
+        .expect("a model short of its count")
+        .name;
     {
         let mut cluster = app.simulator.cluster();
         let node = cluster
@@ -75,7 +82,7 @@ async fn shown(reason: &str, adjust: impl FnOnce(&mut Cluster)) -> Shown {
             .collect()
     };
     let page = app.parsed(&urls::placement(&model)).await;
-    let node_page = app.parsed(&urls::node(NODE)).await;
+    let node_page = app.settled_page(&urls::node(NODE)).await;
     Shown {
         placement: kinds(&page, "table.rejections li.fix"),
         node_page: kinds(&node_page, "table.rejections li.fix"),

@@ -85,10 +85,18 @@ impl Lists {
             .expect("a node of the cluster")
     }
 
-    /// Every rejection, of any model, that names `node`.
+    /// Every rejection that names `node`, of the models a node page shows
+    /// rejections of (those short of their wanted count).
     pub fn rejections_naming(&self, node: &str) -> Vec<&Rejection> {
+        let shown: Vec<&str> = self
+            .models
+            .iter()
+            .filter(|m| app::server::rejection_index::worth_explaining(m))
+            .map(|m| m.name.as_str())
+            .collect();
         self.explains
             .iter()
+            .filter(|e| shown.contains(&e.model.as_str()))
             .flat_map(|e| &e.rejections)
             .filter(|r| r.node == node)
             .collect()
@@ -161,6 +169,20 @@ impl TestApp {
     /// A page, parsed, after checking that it answered 200.
     pub async fn parsed(&self, path: &str) -> Page {
         Page::parse(&self.page(path).await)
+    }
+
+    /// A node page once the explanations it started reading are all in:
+    /// a page renders at once with what is there, and says while it is
+    /// still reading (`.gathering`).
+    pub async fn settled_page(&self, path: &str) -> Page {
+        for _ in 0..100 {
+            let page = self.parsed(path).await;
+            if !page.has(".gathering") {
+                return page;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("{path} was still reading explanations after 5 s");
     }
 
     pub async fn get(&self, path: &str) -> reqwest::Response {

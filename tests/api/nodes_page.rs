@@ -148,25 +148,71 @@ fn explain_calls(app: &TestApp) -> u64 {
         .sum()
 }
 
+/// The models a node page's rejections come from.
+fn worth_explaining(models: &[app::admin_api::types::ModelView]) -> u64 {
+    models
+        .iter()
+        .filter(|m| app::server::rejection_index::worth_explaining(m))
+        .count() as u64
+}
+
 #[tokio::test]
-async fn node_pages_share_one_rejection_index_for_longer_than_a_period() {
+async fn node_pages_share_one_index_and_ask_nothing_while_the_cluster_is_still() {
     let app = TestApp::spawn().await;
     let lists = app.lists();
     let node = &lists.nodes[0].id;
-    let _ = app.parsed(&app::urls::node(node)).await;
+    let _ = app.settled_page(&app::urls::node(node)).await;
     let built = explain_calls(&app);
+    let wanted = worth_explaining(&lists.models);
+    assert!(
+        wanted > 0,
+        "the demo cluster has a model short of its count"
+    );
     assert_eq!(
-        built,
-        lists.models.len() as u64,
-        "one explanation per catalog model"
+        built, wanted,
+        "one explanation per model short of its count"
     );
     // Two periods later (the lists are a period old by then), another node
-    // page reads the same index: building it asks for every explanation.
+    // page reads the same index: nothing moved, so nothing is asked.
     tokio::time::sleep(std::time::Duration::from_millis(2200)).await;
     let _ = app.parsed(&app::urls::node(&lists.nodes[1].id)).await;
     assert_eq!(explain_calls(&app), built, "the index is shared still");
-    // A change made through the console builds it again at once.
+    // A change made through the console gathers it again at once.
     app.cordon(node).await;
-    let _ = app.parsed(&app::urls::node(node)).await;
-    assert_eq!(explain_calls(&app), 2 * built, "built again after a change");
+    let _ = app.settled_page(&app::urls::node(node)).await;
+    let again = worth_explaining(&app.lists().models);
+    assert_eq!(
+        explain_calls(&app),
+        built + again,
+        "asked again after a change"
+    );
+}
+
+#[tokio::test]
+async fn a_mostly_placed_catalog_costs_a_node_page_only_its_unplaced_models() {
+    let app = TestApp::spawn_on(
+        llmgw_console::simulator::Simulator::built_by(|| {
+            llmgw_console::simulator::generated::build(400, 80, 7)
+        }),
+        |_| {},
+    )
+    .await;
+    let lists = app.lists();
+    let wanted = worth_explaining(&lists.models);
+    assert!(
+        wanted * 2 < lists.models.len() as u64,
+        "{wanted} of {} models short of their count: not mostly placed",
+        lists.models.len()
+    );
+    let node = &lists.nodes[0].id;
+    let page = app.settled_page(&app::urls::node(node)).await;
+    assert_eq!(explain_calls(&app), wanted);
+    let rejections = lists.rejections_naming(node);
+    assert_eq!(
+        page.texts("main section h2").last().cloned(),
+        Some(format!(
+            "Rejections that name this node ({})",
+            rejections.len()
+        ))
+    );
 }

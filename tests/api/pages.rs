@@ -318,7 +318,7 @@ async fn the_node_page_joins_replicas_and_rejections() {
         .iter()
         .find(|n| !n.unhealthy.is_empty() && !lists.rejections_naming(&n.id).is_empty())
         .expect("an unhealthy node that was turned down");
-    let page = app.parsed(&urls::node(&sick.id)).await;
+    let page = app.settled_page(&urls::node(&sick.id)).await;
     assert_eq!(page.texts(".unhealthy-list li"), sick.unhealthy);
     let rejections = lists.rejections_naming(&sick.id);
     assert_eq!(
@@ -443,10 +443,18 @@ async fn the_node_pages_tables_sort_and_filter_from_the_url_too() {
     let model = lists
         .explains
         .iter()
+        .filter(|e| {
+            lists
+                .models
+                .iter()
+                .any(|m| m.name == e.model && app::server::rejection_index::worth_explaining(m))
+        })
         .find(|e| e.rejections.iter().any(|r| r.node == node))
         .map(|e| e.model.clone())
         .expect("a model turned down there");
     let word = model.rsplit('/').next().expect("a name");
+    // Once its explanations are read, the page is filtered and sorted.
+    let _ = app.settled_page(&urls::node(&node)).await;
     let page = app
         .parsed(&format!(
             "{}?q={}",

@@ -204,11 +204,13 @@ async fn a_page_its_viewer_leaves_halfway_is_finished_without_a_panic() {
     let simulator = crate::process::Process::simulator().await;
     let console =
         crate::process::Process::start(&["--admin-api", &simulator.url, "--log", "warn"]).await;
-    // Every answer of the admin API comes a second late: each render below
-    // is waiting for its data when its viewer goes.
+    // Every answer of the admin API comes two seconds late: each render
+    // below is waiting for its data when its viewer goes. The node page goes
+    // first: once the lists are in, it renders at once, with whatever
+    // rejections have been read.
     let slow = http()
         .post(format!("{}/_simulator/fault", simulator.url))
-        .json(&serde_json::json!({"fault": "slow", "delay_seconds": 1, "for_seconds": 3}))
+        .json(&serde_json::json!({"fault": "slow", "delay_seconds": 2, "for_seconds": 4}))
         .send()
         .await
         .expect("the simulator answers");
@@ -218,18 +220,18 @@ async fn a_page_its_viewer_leaves_halfway_is_finished_without_a_panic() {
         .build()
         .expect("a client");
     for path in [
+        "/nodes/gpu-h100-01",
         "/",
         "/nodes",
         "/models",
         "/replicas",
         "/weights",
-        "/nodes/gpu-h100-01",
     ] {
         let left = impatient.get(format!("{}{path}", console.url)).send().await;
         assert!(left.is_err(), "{path} answered before its data came");
     }
     // The renders finish once their data comes.
-    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    tokio::time::sleep(std::time::Duration::from_secs(4)).await;
     let page = http()
         .get(format!("{}/nodes", console.url))
         .send()

@@ -170,7 +170,8 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
     );
     let shown = replicas.len() + rejections.len();
     let unexplained = report.unexplained;
-    let complete = unexplained.is_empty();
+    let gathering = report.gathering;
+    let complete = unexplained.is_empty() && gathering.is_none();
     view! {
         <section class="facts">
             <dl>
@@ -215,7 +216,13 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
         </section>
         <section>
             <h2>{format!("Rejections that name this node ({})", rejections.len())}</h2>
-            {(!complete).then(|| view! {
+            <p class="scope">"From the models short of their wanted count: a model placed at its count is not asked about."</p>
+            {gathering.map(|(read, of)| view! {
+                <p class="warn gathering" role="status">{format!(
+                    "Still reading explanations: {read} of {of} models so far; this list grows as they arrive."
+                )}</p>
+            })}
+            {(!unexplained.is_empty()).then(|| view! {
                 <div class="warn partial" role="status">
                     <p>{format!(
                         "Incomplete: the explanation of {} could not be read, so rejections from {} are missing here.",

@@ -11,6 +11,8 @@ pub mod context;
 pub mod csp;
 pub mod history;
 pub mod input;
+pub mod interned;
+pub mod rejection_gathering;
 pub mod rejection_index;
 pub mod signing;
 pub mod snapshots;

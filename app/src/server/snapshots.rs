@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use super::rejection_index::RejectionIndex;
+use super::rejection_gathering::{EXPLANATION_MAX_AGE, Plan, RejectionGathering};
+use super::rejection_index::{Gathering, RejectionIndex};
 use super::substance::Substance;
 use crate::admin_api::types::{ExplainView, ModelView, NodeView, OrphanView, ReplicaView};
 use crate::admin_api::{Actor, AdminApiClient, AdminApiError};
@@ -27,8 +28,13 @@ type Answer<T> = Result<Arc<T>, AdminApiError>;
 /// Explanations asked for at once, at most.
 const EXPLAIN_CONCURRENCY: usize = 8;
 
-/// How long the index of rejections by node is shared.
-pub const REJECTION_INDEX_AGE: Duration = Duration::from_secs(30);
+/// How long a node page waits for a round of explanations it started: a
+/// small catalog's is read in that time, and a large one's page renders
+/// with what is there and says what is to come.
+const ROUND_WAIT: Duration = Duration::from_millis(100);
+
+/// A round publishes what it has read at most this often.
+const ROUND_PUBLISH_EVERY: Duration = Duration::from_millis(250);
 
 /// An answer and when it came; `expired` once a change may have made it
 /// wrong, kept all the same to tell whether the next one moved.
@@ -36,6 +42,8 @@ struct Kept<T> {
     at: Instant,
     expired: bool,
     answer: Answer<T>,
+    /// The lists' generation when it was asked for.
+    generation: u64,
 }
 
 /// One list: its last answer, and the turn to refresh it.
@@ -71,10 +79,10 @@ impl<T: Substance> Snapshot<T> {
 }
 
 impl<T> Snapshot<T> {
-    fn fresh(&self, max_age: Duration) -> Option<Answer<T>> {
+    fn fresh(&self, keep: &impl Fn(&Kept<T>) -> bool) -> Option<Answer<T>> {
         let last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
         last.as_ref()
-            .filter(|kept| !kept.expired && kept.at.elapsed() < max_age)
+            .filter(|kept| !kept.expired && keep(kept))
             .map(|kept| kept.answer.clone())
     }
 
@@ -82,7 +90,39 @@ impl<T> Snapshot<T> {
     where
         F: AsyncFnOnce() -> Result<T, AdminApiError>,
     {
-        if let Some(answer) = self.fresh(max_age) {
+        self.get_kept(|kept| kept.at.elapsed() < max_age, 0, fetch)
+            .await
+    }
+
+    /// An answer worked out from the lists: kept while they have not moved
+    /// since (`generation`), up to `at_most`; a failure for `max_age` only.
+    pub(crate) async fn get_unmoved<F>(
+        &self,
+        max_age: Duration,
+        generation: u64,
+        at_most: Duration,
+        fetch: F,
+    ) -> Answer<T>
+    where
+        F: AsyncFnOnce() -> Result<T, AdminApiError>,
+    {
+        let keep = |kept: &Kept<T>| {
+            let age = kept.at.elapsed();
+            age < max_age || (kept.answer.is_ok() && kept.generation == generation && age < at_most)
+        };
+        self.get_kept(keep, generation, fetch).await
+    }
+
+    async fn get_kept<F>(
+        &self,
+        keep: impl Fn(&Kept<T>) -> bool,
+        generation: u64,
+        fetch: F,
+    ) -> Answer<T>
+    where
+        F: AsyncFnOnce() -> Result<T, AdminApiError>,
+    {
+        if let Some(answer) = self.fresh(&keep) {
             // Measured: when a page's data was ready at the first poll, the
             // server render of /nodes at 1,000 nodes took 52 ms instead of
             // 15 ms (Leptos then renders the suspended view more than once).
@@ -92,7 +132,7 @@ impl<T> Snapshot<T> {
         }
         let _turn = self.refreshing.lock().await;
         // Whoever held the turn before may have just refreshed it.
-        if let Some(answer) = self.fresh(max_age) {
+        if let Some(answer) = self.fresh(&keep) {
             return answer;
         }
         let answer = fetch().await.map(Arc::new);
@@ -112,14 +152,9 @@ impl<T> Snapshot<T> {
             at,
             expired: false,
             answer: answer.clone(),
+            generation,
         });
         answer
-    }
-
-    /// The last answer, however old.
-    fn last_answer(&self) -> Option<Answer<T>> {
-        let last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
-        last.as_ref().map(|kept| kept.answer.clone())
     }
 
     fn expire(&self) {
@@ -134,6 +169,37 @@ impl<T> Snapshot<T> {
     }
 }
 
+/// One answer per model, shared like the lists. An entry goes once it is
+/// older than [`EXPLANATION_MAX_AGE`] and nobody is reading it, so the
+/// map holds the models looked at lately, not every one ever asked about.
+struct PerModel<T>(Mutex<HashMap<String, Arc<Snapshot<T>>>>);
+
+impl<T> Default for PerModel<T> {
+    fn default() -> Self {
+        Self(Mutex::default())
+    }
+}
+
+impl<T> PerModel<T> {
+    fn entry(&self, model: &str) -> Arc<Snapshot<T>> {
+        let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if !map.contains_key(model) {
+            map.retain(|_, s| {
+                Arc::strong_count(s) > 1
+                    || s.fresh(&|k| k.at.elapsed() < EXPLANATION_MAX_AGE).is_some()
+            });
+        }
+        map.entry(model.to_string()).or_default().clone()
+    }
+
+    fn expire(&self) {
+        let map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        for snapshot in map.values() {
+            snapshot.expire();
+        }
+    }
+}
+
 /// Every list the pages read, shared by every request of one console.
 pub struct Snapshots {
     api: Arc<AdminApiClient>,
@@ -144,8 +210,11 @@ pub struct Snapshots {
     orphans: Snapshot<Vec<OrphanView>>,
     /// By model name; only for models the catalog lists, so that requests
     /// for made-up names cannot grow it.
-    explains: Mutex<HashMap<String, Arc<Snapshot<ExplainView>>>>,
-    rejections: Snapshot<RejectionIndex>,
+    explains: PerModel<ExplainView>,
+    /// The wall's line for each model not placed: its explanation's
+    /// headline, without the explanation.
+    headlines: PerModel<Option<String>>,
+    rejections: RejectionGathering,
     /// Moves of the four lists, together.
     moves: Arc<AtomicU64>,
     /// Woken by a change made through the console.
@@ -176,8 +245,9 @@ impl Snapshots {
             models: Snapshot::counting(&moves),
             replicas: Snapshot::counting(&moves),
             orphans: Snapshot::counting(&moves),
-            explains: Mutex::new(HashMap::new()),
-            rejections: Snapshot::default(),
+            explains: PerModel::default(),
+            headlines: PerModel::default(),
+            rejections: RejectionGathering::default(),
             moves,
             changes: Notify::new(),
         }
@@ -266,57 +336,107 @@ impl Snapshots {
                     .map(Arc::new);
             }
         }
-        let snapshot = {
-            let mut explains = self.explains.lock().unwrap_or_else(PoisonError::into_inner);
-            explains.entry(model.to_string()).or_default().clone()
-        };
+        let snapshot = self.explains.entry(model);
         let api = &self.api;
+        // Worked out by llmgw from what the lists say: while they have not
+        // moved, neither has it, and the wall's every period asks nothing.
         snapshot
-            .get(self.period, async || {
-                api.explain_placement(&reader(), model).await
-            })
+            .get_unmoved(
+                self.period,
+                self.generation(),
+                EXPLANATION_MAX_AGE,
+                async || api.explain_placement(&reader(), model).await,
+            )
             .await
     }
 
-    /// Several models' explanations, in the order asked, a few at a time:
-    /// a catalog of hundreds must not open hundreds of connections at once.
-    pub async fn explains(&self, models: Vec<String>) -> Vec<(String, Answer<ExplainView>)> {
+    /// The wall's headline of each of `models` (see `wall::headline`), in
+    /// the order asked, a few at a time: hundreds of models not placed must
+    /// not open hundreds of connections at once. Each is kept, not its
+    /// explanation, while the lists do not move.
+    pub async fn headlines(&self, models: Vec<String>) -> Vec<(String, Answer<Option<String>>)> {
         use futures_util::{StreamExt, stream};
         stream::iter(models)
             .map(|model| async move {
-                let explain = self.explain(&model).await;
-                (model, explain)
+                let snapshot = self.headlines.entry(&model);
+                let api = &self.api;
+                let headline = snapshot
+                    .get_unmoved(
+                        self.period,
+                        self.generation(),
+                        EXPLANATION_MAX_AGE,
+                        async || {
+                            let explain = api.explain_placement(&reader(), &model).await?;
+                            Ok(crate::wall::headline(&explain))
+                        },
+                    )
+                    .await;
+                (model, headline)
             })
             .buffered(EXPLAIN_CONCURRENCY)
             .collect()
             .await
     }
 
-    /// Every catalog model's rejections by the node they name, built from
-    /// the shared explanations at most once per `REJECTION_INDEX_AGE` (or
-    /// period, if longer), and at once after a change made through the
-    /// console. Building it asks for every catalog model's explanation (a
-    /// thousand at 5,000 nodes): once per period on a busy cluster would
-    /// make node pages the admin API's heaviest load. An index some
-    /// explanations are missing from is kept one period only, so that it
-    /// mends as soon as they answer.
-    pub async fn rejections(&self) -> Answer<RejectionIndex> {
-        let complete = self
-            .rejections
-            .last_answer()
-            .is_some_and(|index| index.is_ok_and(|i| i.unexplained().is_empty()));
-        let max_age = if complete {
-            self.period.max(REJECTION_INDEX_AGE)
-        } else {
-            self.period
-        };
-        self.rejections
-            .get(max_age, async || {
-                let models = self.models().await?;
-                let names = models.iter().map(|m| m.name.clone()).collect();
-                Ok(RejectionIndex::build(self.explains(names).await))
+    /// The rejections by the node they name of the models worth explaining
+    /// (see `rejection_gathering`): the index as it stands, after starting
+    /// a round of explanations if one is due and waiting briefly for it.
+    pub async fn rejections(self: &Arc<Self>) -> Answer<RejectionIndex> {
+        let models = self.models().await?;
+        let mut ended = self.rejections.ended();
+        let started =
+            self.rejections
+                .start(&models, self.generation(), Instant::now(), self.period);
+        if let Some(plan) = started {
+            let lists = self.clone();
+            tokio::spawn(async move { lists.gather(plan, models).await });
+            let _ = tokio::time::timeout(ROUND_WAIT, ended.changed()).await;
+        }
+        Ok(self.rejections.current())
+    }
+
+    /// One round: the explanations of `plan.ask`, a few at a time, each
+    /// indexed and dropped as it comes, the index published as it grows.
+    async fn gather(&self, plan: Plan, catalog: Arc<Vec<ModelView>>) {
+        use futures_util::{StreamExt, stream};
+        let mut builder = self.rejections.kept(&plan);
+        let of = plan.ask.len();
+        if of > 0 {
+            let gathering = Some(Gathering { read: 0, of });
+            self.rejections
+                .publish(builder.snapshot(&catalog, gathering));
+        }
+        let api = &self.api;
+        let mut answers = stream::iter(plan.ask)
+            .map(|model| async move {
+                let explain = api.explain_placement(&reader(), &model.name).await;
+                (model, explain)
             })
-            .await
+            .buffered(EXPLAIN_CONCURRENCY);
+        let mut read = Vec::new();
+        let mut published = Instant::now();
+        let mut count = 0;
+        while let Some((model, explain)) = answers.next().await {
+            let ok = explain.is_ok();
+            builder.add(&model.name, explain);
+            if ok {
+                read.push(model);
+            }
+            count += 1;
+            if count < of && published.elapsed() >= ROUND_PUBLISH_EVERY {
+                let gathering = Some(Gathering { read: count, of });
+                self.rejections
+                    .publish(builder.snapshot(&catalog, gathering));
+                published = Instant::now();
+            }
+        }
+        self.rejections.publish(builder.snapshot(&catalog, None));
+        if of > 0 {
+            // Open node pages read again for what the round found.
+            self.moves.fetch_add(1, Ordering::Relaxed);
+        }
+        self.rejections
+            .end(read, self.generation(), Instant::now(), &plan.keep);
     }
 
     /// After a change through the console: every list may have moved (a
@@ -328,12 +448,9 @@ impl Snapshots {
         self.models.expire();
         self.replicas.expire();
         self.orphans.expire();
-        self.rejections.expire();
-        let explains = self.explains.lock().unwrap_or_else(PoisonError::into_inner);
-        for explain in explains.values() {
-            explain.expire();
-        }
-        drop(explains);
+        self.rejections.force();
+        self.explains.expire();
+        self.headlines.expire();
         self.changes.notify_one();
     }
 }

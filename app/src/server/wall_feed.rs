@@ -55,14 +55,14 @@ impl WallFeed {
                     .filter(|m| ModelStatus::of(m) == ModelStatus::NotPlaced)
                     .map(|m| m.name.clone())
                     .collect();
-                let explains = lists.explains(stuck).await;
-                let explain = |model: &str| {
-                    explains
+                let headlines = lists.headlines(stuck).await;
+                let why = |model: &str| {
+                    headlines
                         .iter()
                         .find(|(name, _)| name == model)
-                        .and_then(|(_, e)| e.as_deref().ok().cloned())
+                        .and_then(|(_, h)| h.as_deref().ok().cloned().flatten())
                 };
-                let mut view = wall_view(&nodes, &models, &replicas, orphans, &explain);
+                let mut view = wall_view(&nodes, &models, &replicas, orphans, &why);
                 view.taken_at = SystemTime::now()
                     .duration_since(UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs() as i64);

@@ -26,6 +26,8 @@ pub struct NodeReport {
     /// Models whose explanation could not be read, with why: their
     /// rejections are missing from `rejections`, and the page says so.
     pub unexplained: Vec<(String, String)>,
+    /// While explanations are still being read: how many of how many.
+    pub gathering: Option<(usize, usize)>,
     pub drain: DrainPreview,
     /// What the fixes beside its rejections are worked out from.
     pub around: Surroundings,
@@ -95,8 +97,9 @@ mod ssr {
                 .filter(|r| runs_on(r, &id))
                 .cloned()
                 .collect(),
-            rejections: rejections.of(&id).to_vec(),
+            rejections: rejections.of(&id),
             unexplained: rejections.unexplained().to_vec(),
+            gathering: rejections.gathering().map(|g| (g.read, g.of)),
         })
     }
 

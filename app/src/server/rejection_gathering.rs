@@ -1,0 +1,239 @@
+//! When, and about which models, the node pages' index of rejections is
+//! gathered. A round asks llmgw for the explanations of the models worth
+//! explaining whose own state moved since theirs was read (or that were
+//! never read, or whose reading is old), keeps the rest from the last
+//! index, and publishes what it has as it goes, so that a node page renders
+//! at once and says what is still to come. A round starts only when a node
+//! page is read and the lists have moved since the last one (or a change
+//! was made through the console): while the cluster is still, llmgw is
+//! asked nothing.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+
+use super::rejection_index::{IndexBuilder, RejectionIndex, worth_explaining};
+use crate::admin_api::types::ModelView;
+
+/// A model's explanation is read again after this long even if its own
+/// state did not move: a node's state moving changes its reasons too.
+pub const EXPLANATION_MAX_AGE: Duration = Duration::from_secs(5 * 60);
+
+/// Rounds start at most this often while the lists keep moving.
+pub const ROUND_EVERY: Duration = Duration::from_secs(30);
+
+/// The models a round asks about, and those whose rejections it keeps.
+#[derive(Debug, Default, PartialEq)]
+pub struct Plan {
+    pub ask: Vec<ModelView>,
+    pub keep: HashSet<String>,
+}
+
+#[derive(Debug, Default)]
+struct Rounds {
+    running: bool,
+    /// The lists' generation when the last round ended, and when.
+    last: Option<(u64, Instant)>,
+    /// Set by a change made through the console: the next round asks
+    /// about every model worth explaining.
+    forced: bool,
+    /// Each model read, as it was when it was read, and when.
+    read: HashMap<String, (ModelView, Instant)>,
+}
+
+#[derive(Debug)]
+pub struct RejectionGathering {
+    current: Mutex<Arc<RejectionIndex>>,
+    rounds: Mutex<Rounds>,
+    /// Counts the rounds ended, for whoever waits on one.
+    ended: watch::Sender<u64>,
+}
+
+impl Default for RejectionGathering {
+    fn default() -> Self {
+        Self {
+            current: Mutex::default(),
+            rounds: Mutex::default(),
+            ended: watch::Sender::new(0),
+        }
+    }
+}
+
+impl RejectionGathering {
+    /// The index as it stands.
+    pub fn current(&self) -> Arc<RejectionIndex> {
+        self.current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    pub fn publish(&self, index: RejectionIndex) {
+        *self.current.lock().unwrap_or_else(PoisonError::into_inner) = Arc::new(index);
+    }
+
+    /// Resolves when the round under way (or the next) ends.
+    pub fn ended(&self) -> watch::Receiver<u64> {
+        self.ended.subscribe()
+    }
+
+    /// The next round's plan, if one is due: none is while one runs, and
+    /// none while the lists have not moved since the last, unless forced.
+    /// A plan returned is a round started; end it with [`Self::end`].
+    /// Explanations that failed are asked again `retry` after.
+    pub fn start(
+        &self,
+        catalog: &[ModelView],
+        generation: u64,
+        now: Instant,
+        retry: Duration,
+    ) -> Option<Plan> {
+        let mut rounds = self.rounds.lock().unwrap_or_else(PoisonError::into_inner);
+        if rounds.running {
+            return None;
+        }
+        let failed = !self.current().unexplained().is_empty();
+        let due = match rounds.last {
+            None => true,
+            Some(_) if rounds.forced => true,
+            Some((_, at)) if failed => now.duration_since(at) >= retry,
+            Some((seen, at)) => seen != generation && now.duration_since(at) >= ROUND_EVERY,
+        };
+        if !due {
+            return None;
+        }
+        let forced = std::mem::take(&mut rounds.forced);
+        let mut plan = Plan::default();
+        for model in catalog.iter().filter(|m| worth_explaining(m)) {
+            let unmoved = rounds.read.get(&model.name).is_some_and(|(was, at)| {
+                was == model && now.duration_since(*at) < EXPLANATION_MAX_AGE
+            });
+            if unmoved && !forced {
+                plan.keep.insert(model.name.clone());
+            } else {
+                plan.ask.push(model.clone());
+            }
+        }
+        rounds.running = true;
+        Some(plan)
+    }
+
+    /// Ends the round: `read` are the models whose explanation was read,
+    /// `generation` the lists' once its index is published.
+    pub fn end(&self, read: Vec<ModelView>, generation: u64, now: Instant, keep: &HashSet<String>) {
+        let mut rounds = self.rounds.lock().unwrap_or_else(PoisonError::into_inner);
+        rounds.read.retain(|name, _| keep.contains(name));
+        for model in read {
+            rounds.read.insert(model.name.clone(), (model, now));
+        }
+        rounds.running = false;
+        rounds.last = Some((generation, now));
+        drop(rounds);
+        self.ended.send_modify(|n| *n += 1);
+    }
+
+    /// After a change made through the console, the next round asks again.
+    pub fn force(&self) {
+        self.rounds
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .forced = true;
+    }
+
+    /// A round's first index: what it keeps, before anything is read.
+    pub fn kept(&self, plan: &Plan) -> IndexBuilder {
+        let mut builder = IndexBuilder::default();
+        builder.carry(&self.current(), |model| plan.keep.contains(model));
+        builder
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RETRY: Duration = Duration::from_secs(1);
+
+    fn model(name: &str, ready: i64) -> ModelView {
+        ModelView {
+            name: name.into(),
+            ready,
+            min: 1,
+            total: 1,
+            ..ModelView::default()
+        }
+    }
+
+    fn names(models: &[ModelView]) -> Vec<&str> {
+        models.iter().map(|m| m.name.as_str()).collect()
+    }
+
+    #[test]
+    fn a_round_asks_about_models_short_of_their_count_only() {
+        let gathering = RejectionGathering::default();
+        let catalog = [model("placed", 1), model("stuck", 0)];
+        let now = Instant::now();
+        let plan = gathering
+            .start(&catalog, 0, now, RETRY)
+            .expect("the first round");
+        assert_eq!(names(&plan.ask), ["stuck"]);
+        assert!(
+            gathering.start(&catalog, 0, now, RETRY).is_none(),
+            "one round at a time"
+        );
+        gathering.end(plan.ask.clone(), 0, now, &plan.keep);
+        let later = now + ROUND_EVERY * 2;
+        assert!(
+            gathering.start(&catalog, 0, later, RETRY).is_none(),
+            "nothing while the lists are still"
+        );
+    }
+
+    #[test]
+    fn when_the_lists_move_only_models_that_moved_are_asked_again() {
+        let gathering = RejectionGathering::default();
+        let now = Instant::now();
+        let catalog = [model("a", 0), model("b", 0)];
+        let plan = gathering.start(&catalog, 0, now, RETRY).expect("first");
+        gathering.end(plan.ask, 0, now, &plan.keep);
+        let soon = now + ROUND_EVERY / 2;
+        assert!(
+            gathering.start(&catalog, 1, soon, RETRY).is_none(),
+            "not twice in a round's time"
+        );
+        let moved = [
+            model("a", 0),
+            ModelView {
+                total: 2,
+                ..model("b", 0)
+            },
+        ];
+        let later = now + ROUND_EVERY;
+        let plan = gathering
+            .start(&moved, 1, later, RETRY)
+            .expect("the lists moved");
+        assert_eq!(names(&plan.ask), ["b"]);
+        assert!(plan.keep.contains("a"));
+        gathering.end(plan.ask, 1, later, &plan.keep);
+        // Long unread, a model is asked again with the next move.
+        let much_later = now + EXPLANATION_MAX_AGE;
+        let plan = gathering
+            .start(&moved, 2, much_later, RETRY)
+            .expect("moved again");
+        assert_eq!(names(&plan.ask), ["a"]);
+    }
+
+    #[test]
+    fn a_change_through_the_console_asks_about_every_model_again() {
+        let gathering = RejectionGathering::default();
+        let now = Instant::now();
+        let catalog = [model("a", 0), model("b", 0)];
+        let plan = gathering.start(&catalog, 0, now, RETRY).expect("first");
+        gathering.end(plan.ask, 0, now, &plan.keep);
+        gathering.force();
+        let plan = gathering.start(&catalog, 0, now, RETRY).expect("forced");
+        assert_eq!(names(&plan.ask), ["a", "b"]);
+    }
+}
