@@ -1,13 +1,29 @@
 import { cluster, expect, test } from './support';
 
 test('a node page joins capacity, unhealthy GPUs, replicas and the rejections that name it', async ({ page }, testInfo) => {
-  const { nodes, explains } = await cluster(testInfo);
-  const naming = (id: string) => explains.flatMap((e) => e.rejections.map((r) => ({ model: e.model, ...r }))).filter((r) => r.node === id);
+  const { nodes, models, explains } = await cluster(testInfo);
+  // A node page shows the rejections of the models short of their wanted
+  // count (app/src/server/rejection_index.rs, worth_explaining).
+  const short = new Set(models.filter((m) => !(m.ready >= m.min && m.total === m.ready)).map((m) => m.name));
+  const naming = (id: string) =>
+    explains
+      .filter((e) => short.has(e.model))
+      .flatMap((e) => e.rejections.map((r) => ({ model: e.model, ...r })))
+      .filter((r) => r.node === id);
   const node = nodes.find((n) => n.unhealthy.length > 0 && naming(n.id).length > 0)!;
   const rejections = naming(node.id);
   await page.goto('/nodes');
   await page.getByRole('link', { name: node.id, exact: true }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(node.id);
+  // The page renders at once; while explanations are still being read it
+  // says so, and shows them all once they are in.
+  await expect
+    .poll(async () => {
+      const reading = await page.locator('.gathering').count();
+      if (reading) await page.reload();
+      return reading;
+    })
+    .toBe(0);
   await expect(page.getByRole('heading', { name: 'Unhealthy GPUs' })).toBeVisible();
   await expect(page.locator('.unhealthy-list li')).toHaveText(node.unhealthy);
   await expect(page.getByRole('heading', { name: `Rejections that name this node (${rejections.length})` })).toBeVisible();
