@@ -1,5 +1,6 @@
 //! `/nodes/{id}`: one node's capacity, unhealthy GPUs, the replicas and
-//! shards it holds, and every rejection that names it across all models.
+//! shards it holds, and every rejection that names it in the explanations
+//! of the models short of their wanted count.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
