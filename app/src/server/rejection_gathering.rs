@@ -81,7 +81,8 @@ impl RejectionGathering {
 
     /// The next round's plan, if one is due: none is while one runs, and
     /// none while the lists have not moved since the last, unless forced.
-    /// A plan returned is a round started; end it with [`Self::end`].
+    /// A plan returned is a round started; hold [`Self::round`] while it
+    /// runs.
     /// Explanations that failed are asked again `retry` after.
     pub fn start(
         &self,
@@ -120,16 +121,24 @@ impl RejectionGathering {
         Some(plan)
     }
 
-    /// Ends the round: `read` are the models whose explanation was read,
-    /// `generation` the lists' once its index is published.
-    pub fn end(&self, read: Vec<ModelView>, generation: u64, now: Instant, keep: &HashSet<String>) {
+    /// The round a started plan is: held while it runs, ended with
+    /// [`Round::end`]. A round dropped before its end (its task panicked or
+    /// was cancelled) still ends, so that a later one can start.
+    pub fn round(&self) -> Round<'_> {
+        Round {
+            gathering: self,
+            ended: false,
+        }
+    }
+
+    fn finish(&self, read: Vec<ModelView>, seen: u64, now: Instant, keep: &HashSet<String>) {
         let mut rounds = self.rounds.lock().unwrap_or_else(PoisonError::into_inner);
         rounds.read.retain(|name, _| keep.contains(name));
         for model in read {
             rounds.read.insert(model.name.clone(), (model, now));
         }
         rounds.running = false;
-        rounds.last = Some((generation, now));
+        rounds.last = Some((seen, now));
         drop(rounds);
         self.ended.send_modify(|n| *n += 1);
     }
@@ -150,8 +159,57 @@ impl RejectionGathering {
     }
 }
 
+/// A round under way; see [`RejectionGathering::round`].
+#[must_use = "a round ends when it is dropped"]
+pub struct Round<'a> {
+    gathering: &'a RejectionGathering,
+    ended: bool,
+}
+
+/// The generation an abandoned round says it saw: none the lists will
+/// reach, so the next round waits only for its time.
+const UNSEEN: u64 = u64::MAX;
+
+impl Round<'_> {
+    /// Ends the round: `read` are the models whose explanation was read,
+    /// `generation` the lists' once its index is published; the models
+    /// neither read nor in `keep` are forgotten.
+    pub fn end(
+        mut self,
+        read: Vec<ModelView>,
+        generation: u64,
+        now: Instant,
+        keep: &HashSet<String>,
+    ) {
+        self.ended = true;
+        self.gathering.finish(read, generation, now, keep);
+    }
+}
+
+impl Drop for Round<'_> {
+    fn drop(&mut self) {
+        if !self.ended {
+            // What was read before the round stopped stays read: keep all.
+            let rounds = self
+                .gathering
+                .rounds
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let keep: HashSet<String> = rounds.read.keys().cloned().collect();
+            drop(rounds);
+            let current = self.gathering.current();
+            if current.gathering().is_some() {
+                self.gathering.publish(current.stopped());
+            }
+            self.gathering
+                .finish(Vec::new(), UNSEEN, Instant::now(), &keep);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::rejection_index::Gathering;
     use super::*;
 
     const RETRY: Duration = Duration::from_secs(1);
@@ -183,7 +241,7 @@ mod tests {
             gathering.start(&catalog, 0, now, RETRY).is_none(),
             "one round at a time"
         );
-        gathering.end(plan.ask.clone(), 0, now, &plan.keep);
+        gathering.round().end(plan.ask.clone(), 0, now, &plan.keep);
         let later = now + ROUND_EVERY * 2;
         assert!(
             gathering.start(&catalog, 0, later, RETRY).is_none(),
@@ -197,7 +255,7 @@ mod tests {
         let now = Instant::now();
         let catalog = [model("a", 0), model("b", 0)];
         let plan = gathering.start(&catalog, 0, now, RETRY).expect("first");
-        gathering.end(plan.ask, 0, now, &plan.keep);
+        gathering.round().end(plan.ask, 0, now, &plan.keep);
         let soon = now + ROUND_EVERY / 2;
         assert!(
             gathering.start(&catalog, 1, soon, RETRY).is_none(),
@@ -216,7 +274,7 @@ mod tests {
             .expect("the lists moved");
         assert_eq!(names(&plan.ask), ["b"]);
         assert!(plan.keep.contains("a"));
-        gathering.end(plan.ask, 1, later, &plan.keep);
+        gathering.round().end(plan.ask, 1, later, &plan.keep);
         // Long unread, a model is asked again with the next move.
         let much_later = now + EXPLANATION_MAX_AGE;
         let plan = gathering
@@ -226,12 +284,42 @@ mod tests {
     }
 
     #[test]
+    fn a_round_that_stops_halfway_lets_the_next_start_a_round_later() {
+        let gathering = RejectionGathering::default();
+        let catalog = [model("stuck", 0)];
+        let now = Instant::now();
+        let plan = gathering.start(&catalog, 0, now, RETRY).expect("first");
+        let stopped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _round = gathering.round();
+            let partial = Gathering { read: 0, of: 1 };
+            gathering.publish(IndexBuilder::default().snapshot(&catalog, Some(partial)));
+            panic!("the round's task fails");
+        }));
+        assert!(stopped.is_err());
+        assert_eq!(*gathering.ended().borrow(), 1, "waiters are woken");
+        assert_eq!(
+            gathering.current().gathering(),
+            None,
+            "nothing still to come"
+        );
+        let soon = Instant::now();
+        assert!(
+            gathering.start(&catalog, 0, soon, RETRY).is_none(),
+            "not at once: a round that keeps failing is not retried in a loop"
+        );
+        let plan_again = gathering
+            .start(&catalog, 0, soon + ROUND_EVERY, RETRY)
+            .expect("a round's time later, whatever the generation");
+        assert_eq!(plan_again.ask, plan.ask);
+    }
+
+    #[test]
     fn a_change_through_the_console_asks_about_every_model_again() {
         let gathering = RejectionGathering::default();
         let now = Instant::now();
         let catalog = [model("a", 0), model("b", 0)];
         let plan = gathering.start(&catalog, 0, now, RETRY).expect("first");
-        gathering.end(plan.ask, 0, now, &plan.keep);
+        gathering.round().end(plan.ask, 0, now, &plan.keep);
         gathering.force();
         let plan = gathering.start(&catalog, 0, now, RETRY).expect("forced");
         assert_eq!(names(&plan.ask), ["a", "b"]);

@@ -39,7 +39,7 @@ pub struct Gathering {
     pub of: usize,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct RejectionIndex {
     names: Interned,
     /// By node, then in catalog order.
@@ -80,6 +80,15 @@ impl RejectionIndex {
 
     pub fn gathering(&self) -> Option<Gathering> {
         self.gathering
+    }
+
+    /// The same index with its gathering stopped: what a round that ended
+    /// halfway leaves, so no page waits for the rest.
+    pub fn stopped(&self) -> Self {
+        Self {
+            gathering: None,
+            ..self.clone()
+        }
     }
 
     /// Every rejection held, for the memory it costs.

@@ -399,6 +399,7 @@ impl Snapshots {
     /// indexed and dropped as it comes, the index published as it grows.
     async fn gather(&self, plan: Plan, catalog: Arc<Vec<ModelView>>) {
         use futures_util::{StreamExt, stream};
+        let round = self.rejections.round();
         let mut builder = self.rejections.kept(&plan);
         let of = plan.ask.len();
         if of > 0 {
@@ -435,8 +436,7 @@ impl Snapshots {
             // Open node pages read again for what the round found.
             self.moves.fetch_add(1, Ordering::Relaxed);
         }
-        self.rejections
-            .end(read, self.generation(), Instant::now(), &plan.keep);
+        round.end(read, self.generation(), Instant::now(), &plan.keep);
     }
 
     /// After a change through the console: every list may have moved (a
