@@ -20,6 +20,7 @@ pub mod server;
 pub mod server_fns;
 pub mod site_map;
 pub mod table;
+pub mod tables;
 pub mod theme;
 pub mod ui_settings;
 pub mod urls;

@@ -494,10 +494,7 @@ fn the_reader_sees_imports_through_reexports_groups_and_macros() {
     let app = graph(&app_src());
     let nodes_page = &app["pages/nodes"];
     assert!(nodes_page.contains("server_fns/nodes"), "{nodes_page:?}");
-    assert!(
-        nodes_page.contains("components/nodes_table"),
-        "{nodes_page:?}"
-    );
+    assert!(nodes_page.contains("tables/nodes"), "{nodes_page:?}");
     assert!(
         app["server_fns/nodes"].contains("server/context"),
         "{app:?}"

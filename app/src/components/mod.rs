@@ -1,6 +1,7 @@
 //! Widgets shared by the pages.
 
 pub mod badges;
+pub mod collect_review;
 pub mod copy_button;
 pub mod data_table;
 pub mod dialog;
@@ -8,13 +9,13 @@ pub mod error_panel;
 pub mod fix_hints;
 pub mod live_table;
 pub mod node_actions;
-pub mod nodes_table;
 pub mod not_found;
 pub mod receipt;
 pub mod shortcuts;
 pub mod table_controls;
 
 pub use badges::{StateBadge, StatusBadge};
+pub use collect_review::ReviewButton;
 pub use copy_button::{CopyButton, CopyLinkButton};
 pub use data_table::{DataTable, PagedTable};
 pub use dialog::{ConfirmDialog, CtlCommand};
@@ -22,7 +23,6 @@ pub use error_panel::ErrorPanel;
 pub use fix_hints::{FixHints, OutlookBanner};
 pub use live_table::LiveTable;
 pub use node_actions::{NodeActionDialog, NodeActions, UncordonButton};
-pub use nodes_table::NodesTable;
 pub use not_found::NotFound;
 pub use receipt::ReceiptBanner;
 pub use shortcuts::Shortcuts;

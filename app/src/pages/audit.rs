@@ -6,8 +6,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::components::LiveTable;
-use crate::server_fns::audit::{AuditRecord, Outcome, recent_audit};
-use crate::table::{Column, TableRow};
+use crate::server_fns::audit::recent_audit;
 
 #[component]
 pub fn AuditPage() -> impl IntoView {
@@ -25,79 +24,5 @@ pub fn AuditPage() -> impl IntoView {
             one="attempt"
             empty="No change has been attempted through this console since it started."
         />
-    }
-}
-
-fn outcome_label(outcome: Outcome) -> &'static str {
-    match outcome {
-        Outcome::Sent => "sent",
-        Outcome::Done => "done",
-        Outcome::Refused => "refused",
-        Outcome::Failed => "failed",
-    }
-}
-
-/// "refused", "refused ×499", "done (the client left before the answer)".
-fn outcome_text(r: &AuditRecord) -> String {
-    let mut text = outcome_label(r.outcome).to_string();
-    if r.times > 1 {
-        text.push_str(&format!(" ×{}", r.times));
-    }
-    if r.client_left {
-        text.push_str(" (the client left before the answer)");
-    }
-    text
-}
-
-/// The fields worth a glance, in a stable order; the log has them all.
-fn target_text(record: &AuditRecord) -> String {
-    record
-        .target
-        .iter()
-        .filter(|(k, _)| !matches!(k.as_str(), "back" | "confirm" | "token"))
-        .map(|(k, v)| match v {
-            serde_json::Value::String(s) => format!("{k}={s}"),
-            serde_json::Value::Array(items) => format!("{k}: {} items", items.len()),
-            other => format!("{k}={other}"),
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-impl TableRow for AuditRecord {
-    const KEY_ATTR: &'static str = "data-attempt";
-    const COLUMNS: &'static [Column<Self>] = &[
-        Column::<Self>::new("time", "Time (UTC)", |r| {
-            r.time.replace('T', " ").replace('Z', "").into_any()
-        })
-        .class("time"),
-        Column::<Self>::new("who", "Who", |r| r.actor.clone().into_any()),
-        Column::<Self>::new("from", "From", |r| {
-            r.peer.clone().unwrap_or_else(|| "-".into()).into_any()
-        }),
-        Column::<Self>::new("action", "Action", |r| {
-            view! { <code>{r.action.clone()}</code> }.into_any()
-        }),
-        Column::<Self>::new("target", "Target", |r| target_text(r).into_any()),
-        Column::<Self>::new("outcome", "Outcome", |r| outcome_text(r).into_any()),
-        Column::<Self>::new("reason", "Reason", |r| {
-            r.reason.clone().unwrap_or_else(|| "-".into()).into_any()
-        }),
-    ];
-    const ROW_HEADER: Option<usize> = Some(1);
-
-    /// An attempt's number and what the record says of it: an attempt
-    /// sent and then done is two rows.
-    fn key(&self) -> String {
-        format!("{} {}", self.attempt, outcome_label(self.outcome))
-    }
-
-    fn mark(&self) -> Option<&'static str> {
-        Some(match self.outcome {
-            Outcome::Sent => "outcome-sent",
-            Outcome::Done => "outcome-done",
-            Outcome::Refused => "outcome-refused",
-            Outcome::Failed => "outcome-failed",
-        })
     }
 }

@@ -6,16 +6,14 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
-use crate::admin_api::types::ReplicaView;
 use crate::components::{
-    DataTable, FilterBar, FixHints, NodeActionDialog, NodeActions, ReceiptBanner, StateBadge,
+    DataTable, FilterBar, NodeActionDialog, NodeActions, ReceiptBanner, StateBadge,
 };
-use crate::fixes::Fix;
 use crate::format;
-use crate::joins::NodeRejection;
 use crate::live::Live;
 use crate::server_fns::nodes::{NodeReport, inspect_node};
-use crate::table::{Column, SortKey, TableQuery, TableRow, use_table_query};
+use crate::table::{TableQuery, use_table_query};
+use crate::tables::{RejectionHere, ReplicaHere};
 use crate::urls::{self, decode_component};
 
 #[component]
@@ -35,104 +33,6 @@ pub fn NodePage() -> impl IntoView {
             resource=report
             render={move |report: NodeReport| view! { <Report id=id.get_untracked() report query /> }}
         />
-    }
-}
-
-/// A replica with a shard on the node, and which of its shards are there.
-#[derive(Clone, Debug, PartialEq)]
-struct ReplicaHere {
-    replica: ReplicaView,
-    here: String,
-}
-
-impl ReplicaHere {
-    fn of(replica: ReplicaView, node: &str) -> Self {
-        let here: Vec<String> = replica
-            .shards
-            .iter()
-            .filter(|s| s.node == node)
-            .map(|s| format!("{} GPUs {:?}", s.id, s.gpus))
-            .collect();
-        Self {
-            here: here.join(", "),
-            replica,
-        }
-    }
-}
-
-// Both tables share the page's filter; their sort columns have distinct
-// names, so sorting one leaves the other in the server's order.
-impl TableRow for ReplicaHere {
-    const KEY_ATTR: &'static str = "data-replica";
-    const COLUMNS: &'static [Column<Self>] = &[
-        Column::<Self>::new("replica", "Replica", |r| r.replica.id.clone().into_any())
-            .class("id")
-            .sort(|r| SortKey::Text(r.replica.id.clone()))
-            .text(|r| r.replica.id.clone()),
-        Column::<Self>::new("replica-model", "Model", |r| {
-            view! { <a href=urls::placement(&r.replica.model)>{r.replica.model.clone()}</a> }
-                .into_any()
-        })
-        .sort(|r| SortKey::Text(r.replica.model.clone()))
-        .text(|r| r.replica.model.clone()),
-        Column::<Self>::new("replica-state", "State", |r| {
-            r.replica.state.clone().into_any()
-        })
-        .sort(|r| SortKey::Text(r.replica.state.clone()))
-        .text(|r| r.replica.state.clone()),
-        Column::<Self>::new("shards", "Shards here", |r| r.here.clone().into_any()),
-        Column::<Self>::new("age", "Age", |r| {
-            format::duration(r.replica.age_sec).into_any()
-        })
-        .class("num")
-        .sort(|r| SortKey::Num(r.replica.age_sec)),
-    ];
-
-    fn key(&self) -> String {
-        self.replica.id.clone()
-    }
-}
-
-/// A rejection that names the node, and what would change it.
-#[derive(Clone, Debug, PartialEq)]
-struct RejectionHere {
-    found: NodeRejection,
-    fixes: Vec<Fix>,
-}
-
-impl TableRow for RejectionHere {
-    const KEY_ATTR: &'static str = "data-rejection";
-    const COLUMNS: &'static [Column<Self>] = &[
-        Column::<Self>::new("model", "Model", |r| {
-            view! { <a href=urls::placement(&r.found.model)>{r.found.model.clone()}</a> }.into_any()
-        })
-        .sort(|r| SortKey::Text(r.found.model.clone()))
-        .text(|r| r.found.model.clone()),
-        Column::<Self>::new("profile", "Profile", |r| {
-            r.found.rejection.profile.clone().into_any()
-        })
-        .sort(|r| SortKey::Text(r.found.rejection.profile.clone()))
-        .text(|r| r.found.rejection.profile.clone()),
-        Column::<Self>::new("pool", "Pool", |r| {
-            format::or_dash(&r.found.rejection.pool).into_any()
-        })
-        .sort(|r| SortKey::Text(r.found.rejection.pool.clone()))
-        .text(|r| r.found.rejection.pool.clone()),
-        Column::<Self>::new("reason", "Reason", |r| {
-            r.found.rejection.reason.clone().into_any()
-        })
-        .sort(|r| SortKey::Text(r.found.rejection.reason.clone()))
-        .text(|r| r.found.rejection.reason.clone()),
-        Column::<Self>::new("fixes", "What would change it", |r| {
-            view! { <FixHints fixes=r.fixes.clone() /> }.into_any()
-        })
-        .class("fixes-cell"),
-    ];
-    const ROW_HEADER: Option<usize> = None;
-
-    fn key(&self) -> String {
-        let r = &self.found.rejection;
-        format!("{} {} {} {}", self.found.model, r.profile, r.pool, r.reason)
     }
 }
 

@@ -5,10 +5,11 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::admin_api::types::NodeView;
-use crate::components::{NodeActionDialog, NodesTable, ReceiptBanner};
+use crate::components::{NodeActionDialog, ReceiptBanner};
 use crate::live::Live;
 use crate::server_fns::nodes::list_nodes;
 use crate::table::{TablePage, TableQuery, use_table_query};
+use crate::tables::NodesTable;
 
 #[component]
 pub fn NodesPage() -> impl IntoView {

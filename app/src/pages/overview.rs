@@ -4,11 +4,12 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::admin_api::types::NodeState;
-use crate::components::{NodeActionDialog, NodesTable, ReceiptBanner, StatusBadge};
+use crate::components::{NodeActionDialog, ReceiptBanner, StatusBadge};
 use crate::format::{self, ModelStatus, file_size};
 use crate::live::Live;
 use crate::server_fns::cluster::{OverviewReport, cluster_overview};
 use crate::table::{TableQuery, use_table_query};
+use crate::tables::NodesTable;
 use crate::urls;
 
 #[component]

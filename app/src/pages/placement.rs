@@ -7,16 +7,17 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
-use crate::admin_api::types::{NodeView, Rejection};
+use crate::admin_api::types::Rejection;
 use crate::components::{
-    DataTable, FilterBar, FixHints, NotFound, OutlookBanner, ReceiptBanner, StateBadge, StatusBadge,
+    DataTable, FilterBar, FixHints, NotFound, OutlookBanner, ReceiptBanner, StatusBadge,
 };
-use crate::fixes::{Fix, Index, Outlook, Surroundings};
+use crate::fixes::{Outlook, Surroundings};
 use crate::format::{self, ModelStatus, Situation};
 use crate::joins::{group_by_node, group_by_reason};
 use crate::live::Live;
 use crate::server_fns::placement::{PlacementReport, explain_placement};
-use crate::table::{Column, SortKey, TableQuery, TableRow, use_table_query};
+use crate::table::{TableQuery, use_table_query};
+use crate::tables::{LiveNode, RejectionRow};
 use crate::urls::{self, encode_query};
 
 /// How the rejections are laid out (`?group=`).
@@ -173,98 +174,8 @@ fn grouping_href(q: &TableQuery, g: Grouping) -> String {
     format!("?{}", encode_query(&pairs))
 }
 
-/// A rejected node as it is now: its state and capacity beside the reason,
-/// since the reason may no longer hold.
-#[component]
-fn LiveNode(node: String, live: Option<NodeView>) -> impl IntoView {
-    if node.is_empty() {
-        return view! { <span class="muted">"-"</span> }.into_any();
-    }
-    view! {
-        <span class="live-node">
-            <a class="id" href=urls::node(&node)>{node.clone()}</a>
-            {match live {
-                Some(n) => view! {
-                    " " <StateBadge state=n.state.clone() />
-                    <span class="capacity">
-                        {format!(" {} · disk {}", format::gpus(&n), format::disk(n.disk_free_gb, n.disk_total_gb))}
-                        {(!n.unhealthy.is_empty()).then(|| format!(" · {} unhealthy GPU(s)", n.unhealthy.len()))}
-                    </span>
-                }
-                    .into_any(),
-                None => view! { " " <span class="muted">"(no longer listed)"</span> }.into_any(),
-            }}
-        </span>
-    }
-    .into_any()
-}
-
-/// A rejection, the node it names as it is now, and what would change it.
-#[derive(Clone, Debug, PartialEq)]
-struct RejectionRow {
-    rejection: Rejection,
-    live: Option<NodeView>,
-    fixes: Vec<Fix>,
-}
-
-impl RejectionRow {
-    fn of(rejection: &Rejection, ix: &Index<'_>) -> Self {
-        Self {
-            live: ix.node(&rejection.node).cloned(),
-            fixes: ix.fixes(rejection),
-            rejection: rejection.clone(),
-        }
-    }
-}
-
 fn plain(rows: Vec<RejectionRow>) -> Vec<Rejection> {
     rows.into_iter().map(|r| r.rejection).collect()
-}
-
-/// A text that sorts after every known one when it is empty.
-fn text_key(text: &str) -> SortKey {
-    if text.is_empty() {
-        SortKey::Unknown
-    } else {
-        SortKey::Text(text.to_string())
-    }
-}
-
-impl TableRow for RejectionRow {
-    const KEY_ATTR: &'static str = "data-rejection";
-    const COLUMNS: &'static [Column<Self>] = &[
-        Column::<Self>::new("profile", "Profile", |r| {
-            r.rejection.profile.clone().into_any()
-        })
-        .sort(|r| text_key(&r.rejection.profile))
-        .text(|r| r.rejection.profile.clone()),
-        Column::<Self>::new("pool", "Pool", |r| {
-            format::or_dash(&r.rejection.pool).into_any()
-        })
-        .sort(|r| text_key(&r.rejection.pool))
-        .text(|r| r.rejection.pool.clone()),
-        Column::<Self>::new("node", "Node, as it is now", |r| {
-            view! { <LiveNode node=r.rejection.node.clone() live=r.live.clone() /> }.into_any()
-        })
-        .sort(|r| text_key(&r.rejection.node))
-        .text(|r| r.rejection.node.clone()),
-        Column::<Self>::new("reason", "Reason", |r| {
-            r.rejection.reason.clone().into_any()
-        })
-        .class("reason")
-        .sort(|r| text_key(&r.rejection.reason))
-        .text(|r| r.rejection.reason.clone()),
-        Column::<Self>::new("fixes", "What would change it", |r| {
-            view! { <FixHints fixes=r.fixes.clone() /> }.into_any()
-        })
-        .class("fixes-cell"),
-    ];
-    const ROW_HEADER: Option<usize> = None;
-
-    fn key(&self) -> String {
-        let r = &self.rejection;
-        format!("{} {} {} {}", r.node, r.profile, r.pool, r.reason)
-    }
 }
 
 #[component]

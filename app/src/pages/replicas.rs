@@ -5,12 +5,8 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
-use crate::admin_api::types::ReplicaView;
 use crate::components::LiveTable;
-use crate::format;
-use crate::joins::has_error;
 use crate::server_fns::cluster::list_replicas;
-use crate::table::{Column, RowNote, SortKey, TableRow};
 use crate::urls;
 
 #[component]
@@ -34,110 +30,5 @@ pub fn ReplicasPage() -> impl IntoView {
             one="replica"
             empty="No replicas are running."
         />
-    }
-}
-
-/// "gpu-a:[0 1 2 3] gpu-b:[0 1]", the way the CLI writes shards, each
-/// node a link.
-fn shards_cell(r: &ReplicaView) -> AnyView {
-    r.shards
-        .iter()
-        .map(|s| {
-            let gpus: Vec<String> = s.gpus.iter().map(i64::to_string).collect();
-            view! {
-                <span class="shard">
-                    <a href=urls::node(&s.node)>{s.node.clone()}</a>
-                    ":"
-                    {format!("[{}]", gpus.join(" "))}
-                </span>
-                " "
-            }
-        })
-        .collect_view()
-        .into_any()
-}
-
-fn shard_node_names(r: &ReplicaView, separator: &str) -> String {
-    let nodes: Vec<&str> = r.shards.iter().map(|s| s.node.as_str()).collect();
-    nodes.join(separator)
-}
-
-impl TableRow for ReplicaView {
-    const KEY_ATTR: &'static str = "data-replica";
-    const COLUMNS: &'static [Column<Self>] = &[
-        Column::<Self>::new("replica", "Replica", |r| r.id.clone().into_any())
-            .class("id")
-            .sort(|r| SortKey::Text(r.id.clone()))
-            .text(|r| r.id.clone()),
-        Column::<Self>::new("model", "Model", |r| {
-            view! { <a href=urls::placement(&r.model)>{r.model.clone()}</a> }.into_any()
-        })
-        .sort(|r| SortKey::Text(r.model.clone()))
-        .text(|r| r.model.clone()),
-        Column::<Self>::new("state", "State", |r| {
-            view! {
-                <span class=format!("state state-{}", r.state)>{format::or_dash(&r.state)}</span>
-            }
-            .into_any()
-        })
-        .sort(|r| SortKey::Text(r.state.clone()))
-        .text(|r| r.state.clone()),
-        Column::<Self>::new("pool", "Pool", |r| format::or_dash(&r.pool).into_any())
-            .sort(|r| SortKey::Text(r.pool.clone()))
-            .text(|r| r.pool.clone()),
-        Column::<Self>::new("nodes", "Nodes", shards_cell)
-            .title("node:[GPUs] for each shard")
-            .class("shards")
-            .sort(|r| SortKey::Text(shard_node_names(r, ",")))
-            .text(|r| shard_node_names(r, " ")),
-        Column::<Self>::new("age", "Age", |r| format::duration(r.age_sec).into_any())
-            .class("num")
-            .sort(|r| SortKey::Num(r.age_sec)),
-        Column::<Self>::new("idle", "Idle", |r| format::duration(r.idle_sec).into_any())
-            .title("since last use; a dash when nothing has reported use yet")
-            .class("num")
-            .sort(|r| SortKey::num_if(r.idle_sec >= 0, r.idle_sec)),
-        Column::<Self>::new("endpoint", "Endpoint", |r| {
-            format::or_dash(&r.endpoint).into_any()
-        })
-        .class("id")
-        .sort(|r| SortKey::Text(r.endpoint.clone()))
-        .text(|r| format!("{} {}", r.endpoint, r.err)),
-    ];
-
-    fn key(&self) -> String {
-        self.id.clone()
-    }
-
-    /// `?model=` keeps one model's replicas, `?errors=1` those with errors.
-    fn passes(&self, facet: &str, value: &str) -> bool {
-        match facet {
-            "model" => value.is_empty() || self.model == value,
-            "errors" => has_error(self),
-            _ => true,
-        }
-    }
-
-    fn mark(&self) -> Option<&'static str> {
-        has_error(self).then_some("has-error")
-    }
-
-    /// The replica's error, then each shard's, on the row they belong to.
-    fn notes(&self) -> Vec<RowNote> {
-        let shard_errors = self
-            .shards
-            .iter()
-            .filter(|s| !s.err.is_empty())
-            .map(|s| format!("{} on {}: {}", s.id, s.node, s.err));
-        std::iter::once(self.err.clone())
-            .filter(|e| !e.is_empty())
-            .chain(shard_errors)
-            .map(|text| RowNote {
-                class: "row-error",
-                tone: "bad",
-                badge: "error",
-                text,
-            })
-            .collect()
     }
 }

@@ -6,17 +6,13 @@ use leptos::server_fn::ServerFn;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
-use crate::admin_api::types::OrphanView;
-use crate::components::{ConfirmDialog, CtlCommand, ErrorPanel, PagedTable, ReceiptBanner};
+use crate::components::{ConfirmDialog, CtlCommand, ErrorPanel, ReceiptBanner, ReviewButton};
 use crate::error::ConsoleError;
 use crate::format::{self, file_size};
 use crate::live::Live;
-use crate::server_fns::weights::{
-    CollectPreview, CollectWeights, PreviewCollect, list_orphans, review_collect,
-};
-use crate::table::{Column, SortKey, TableQuery, TableRow, use_table_query};
-use crate::ui_settings::UiSettings;
-use crate::urls;
+use crate::server_fns::weights::{CollectPreview, CollectWeights, list_orphans, review_collect};
+use crate::table::use_table_query;
+use crate::tables::OrphanTable;
 
 #[component]
 pub fn WeightsPage() -> impl IntoView {
@@ -33,97 +29,6 @@ pub fn WeightsPage() -> impl IntoView {
         <ReceiptBanner />
         <CollectDialog />
         <Live resource=orphans render={move |orphans| view! { <OrphanTable orphans query /> }} />
-    }
-}
-
-impl TableRow for OrphanView {
-    const KEY_ATTR: &'static str = "data-node";
-    const COLUMNS: &'static [Column<Self>] = &[
-        Column::<Self>::new("node", "Node", |o| {
-            view! { <a href=urls::node(&o.node)>{o.node.clone()}</a> }.into_any()
-        })
-        .class("id")
-        .sort(|o| SortKey::Text(o.node.clone()))
-        .text(|o| o.node.clone()),
-        Column::<Self>::new("files", "Files", |o| o.paths.len().into_any())
-            .class("num")
-            .sort(|o| SortKey::Num(o.paths.len() as i64)),
-        Column::<Self>::new("bytes", "Would free", |o| file_size(o.bytes).into_any())
-            .class("num")
-            .sort(|o| SortKey::num_if(o.bytes > 0, o.bytes)),
-        Column::<Self>::new("paths", "Paths", |o| {
-            view! {
-                <ul>{o.paths.iter().map(|p| view! { <li><code>{p.clone()}</code></li> }).collect_view()}</ul>
-            }
-            .into_any()
-        })
-        .class("paths")
-        .sort(|o| SortKey::Text(o.paths.join(",")))
-        .text(|o| o.paths.join(" ")),
-        Column::<Self>::new("actions", "Actions", |o| {
-            let read_only = use_context::<UiSettings>().unwrap_or_default().read_only;
-            (!read_only)
-                .then(|| view! { <ReviewButton node=o.node.clone() label="Collect…".to_string() danger=false /> })
-                .into_any()
-        })
-        .class("actions")
-        .label_hidden(),
-    ];
-
-    fn key(&self) -> String {
-        self.node.clone()
-    }
-}
-
-#[component]
-fn OrphanTable(orphans: Vec<OrphanView>, query: Memo<TableQuery>) -> impl IntoView {
-    let orphans: Vec<OrphanView> = orphans
-        .into_iter()
-        .filter(|o| !o.paths.is_empty())
-        .collect();
-    if orphans.is_empty() {
-        return view! {
-            <p class="empty">"Nothing to reclaim: every file llmgw fetched is still wanted by a model in the catalog."</p>
-        }
-        .into_any();
-    }
-    let read_only = use_context::<UiSettings>().unwrap_or_default().read_only;
-    let total = orphans.len();
-    let total_bytes: i64 = orphans.iter().map(|o| o.bytes.max(0)).sum();
-    let total_files: usize = orphans.iter().map(|o| o.paths.len()).sum();
-    let page = query.with(|q| q.page_of(&orphans));
-    view! {
-        // A <div>, not a <p>: a form inside a paragraph would end it in the
-        // browser's parser, and the live document's patches would no longer
-        // match the server's markup.
-        <div class="total">
-            <p>
-                <strong>{file_size(total_bytes)}</strong>
-                {format!(" in {} on {} would be freed.", format::count(total_files, "file", "files"), format::count(total, "node", "nodes"))}
-            </p>
-            {(!read_only).then(|| view! { <ReviewButton node=String::new() label="Collect on every node…".to_string() danger=true /> })}
-        </div>
-        <PagedTable page query class="data weights" noun="nodes" one="node" empty="" />
-    }
-    .into_any()
-}
-
-/// Asks the server to list exactly what a collection on `node` (empty: every
-/// node) would delete and to sign a confirmation of it; the answer is the
-/// dialog showing both. A form, so that it works without JavaScript and no
-/// page render hands out a confirmation by itself.
-#[component]
-fn ReviewButton(node: String, label: String, danger: bool) -> impl IntoView {
-    let name = if node.is_empty() {
-        "Collect on every node".to_string()
-    } else {
-        format!("Collect on {node}")
-    };
-    view! {
-        <form method="post" action=PreviewCollect::PATH class="inline">
-            <input type="hidden" name="node" value=node />
-            <button type="submit" class:danger=danger aria-label=name>{label}</button>
-        </form>
     }
 }
 

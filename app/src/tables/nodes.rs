@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 
-use super::{NodeActions, PagedTable, StateBadge};
 use crate::admin_api::types::NodeView;
+use crate::components::{NodeActions, PagedTable, StateBadge};
 use crate::table::{Column, RowNote, SortKey, TablePage, TableQuery, TableRow, columns_text};
 use crate::{format, urls};
 
