@@ -241,3 +241,88 @@ async fn a_page_its_viewer_leaves_halfway_is_finished_without_a_panic() {
     let log = console.stop();
     assert!(!log.contains("panicked"), "the console panicked:\n{log}");
 }
+
+#[tokio::test]
+async fn viewers_at_once_get_every_page_whole_and_never_a_panic() {
+    let simulator =
+        crate::process::Process::simulator_of(&["--nodes", "500", "--models", "100"]).await;
+    let console = crate::process::Process::start(&[
+        "--admin-api",
+        &simulator.url,
+        "--log",
+        "warn",
+        "--refresh-seconds",
+        "1",
+    ])
+    .await;
+    let nodes: Vec<serde_json::Value> = http()
+        .get(format!("{}/api/v1/nodes", simulator.url))
+        .send()
+        .await
+        .expect("the simulator answers")
+        .json()
+        .await
+        .expect("nodes");
+    let models: Vec<serde_json::Value> = http()
+        .get(format!("{}/api/v1/models", simulator.url))
+        .send()
+        .await
+        .expect("the simulator answers")
+        .json()
+        .await
+        .expect("models");
+    let id = |i: usize| {
+        nodes[i % nodes.len()]["id"]
+            .as_str()
+            .expect("an id")
+            .to_string()
+    };
+    let model = |i: usize| {
+        let name = models[i % models.len()]["name"].as_str().expect("a name");
+        app::urls::placement(name)
+    };
+    // Ten viewers at once, each through every kind of page a few times,
+    // while the lists are asked again every second: what a render keeps
+    // of its page must outlive every part of it, whatever finishes first.
+    let viewers = (0..10).map(|k| {
+        let console = console.url.clone();
+        let paths: Vec<String> = (0..45)
+            .map(|i| match i % 9 {
+                0 => app::urls::node(&id(k * 37 + i)),
+                1 => model(k * 11 + i),
+                2 => "/".to_string(),
+                3 => "/wall".to_string(),
+                4 => "/nodes".to_string(),
+                5 => "/models".to_string(),
+                6 => "/replicas".to_string(),
+                7 => "/weights".to_string(),
+                _ => "/audit".to_string(),
+            })
+            .collect();
+        tokio::spawn(async move {
+            let mut failed = Vec::new();
+            for path in paths {
+                let status = http()
+                    .get(format!("{console}{path}"))
+                    .send()
+                    .await
+                    .map(|r| r.status().as_u16());
+                if !matches!(status, Ok(200)) {
+                    failed.push(format!("{path}: {status:?}"));
+                }
+            }
+            failed
+        })
+    });
+    let mut failed = Vec::new();
+    for viewer in viewers.collect::<Vec<_>>() {
+        failed.extend(viewer.await.expect("a viewer"));
+    }
+    let log = console.stop();
+    assert!(
+        failed.is_empty(),
+        "{} pages failed: {failed:?}",
+        failed.len()
+    );
+    assert!(!log.contains("panicked"), "the console panicked:\n{log}");
+}

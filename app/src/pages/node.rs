@@ -23,8 +23,11 @@ pub fn NodePage() -> impl IntoView {
         Memo::new(move |_| params.with(|p| decode_component(&p.get("id").unwrap_or_default())));
     let report = Resource::new(move || id.get(), inspect_node);
     let query = use_table_query();
+    // The title is read when the document's head is written, after the
+    // body: by then a reactive value of the page's may be gone (Leptos
+    // then panics), so it is the text itself.
     view! {
-        <Title text=move || id.get() />
+        <Title text=id.get_untracked() />
         <p class="crumbs"><a href="/nodes">"Nodes"</a> " / "</p>
         <h1 class="id">{move || id.get()}</h1>
         <ReceiptBanner />
