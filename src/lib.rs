@@ -2,6 +2,8 @@
 //! the simulated admin API) and, built for WASM, the browser's entry point.
 
 #[cfg(feature = "ssr")]
+pub mod allocator;
+#[cfg(feature = "ssr")]
 pub mod allowed_hosts;
 #[cfg(feature = "ssr")]
 pub mod assets;

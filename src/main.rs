@@ -6,6 +6,7 @@ use llmgw_console::settings::{Cli, Command, Settings};
 use llmgw_console::startup;
 
 fn main() -> ExitCode {
+    llmgw_console::allocator::tune();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {

@@ -504,3 +504,43 @@ fn the_reader_sees_imports_through_reexports_groups_and_macros() {
     assert!(router.contains("pipeline"), "{router:?}");
     assert!(router.contains("readiness"), "{router:?}");
 }
+
+/// The attributes that let unsafe code in, anywhere in a file's items.
+struct UnsafeAllowed(usize);
+
+impl<'ast> Visit<'ast> for UnsafeAllowed {
+    fn visit_attribute(&mut self, attr: &'ast syn::Attribute) {
+        let allows = ["allow", "expect"]
+            .iter()
+            .any(|name| attr.path().is_ident(name));
+        if let (true, syn::Meta::List(list)) = (allows, &attr.meta)
+            && list.tokens.to_string().contains("unsafe_code")
+        {
+            self.0 += 1;
+        }
+    }
+}
+
+#[test]
+fn unsafe_code_is_allowed_in_the_allocators_setup_only() {
+    let mut allowed = BTreeMap::new();
+    for (crate_name, src) in [("app", app_src()), ("server", server_src())] {
+        let mut all = Vec::new();
+        files(&src, &mut all);
+        for file in all {
+            let source = std::fs::read_to_string(&file).expect("utf-8");
+            let parsed = syn::parse_file(&source).expect("parses");
+            let mut found = UnsafeAllowed(0);
+            found.visit_file(&parsed);
+            if found.0 > 0 {
+                let rel = file.strip_prefix(&src).expect("under src");
+                allowed.insert(format!("{crate_name}:{}", rel.display()), found.0);
+            }
+        }
+    }
+    assert_eq!(
+        allowed,
+        BTreeMap::from([("server:allocator.rs".to_string(), 1)]),
+        "unsafe code is denied in the workspace; one call into glibc is the exception"
+    );
+}
