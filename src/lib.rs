@@ -1,8 +1,10 @@
 //! llmgw-console: the server (start-up, settings, routes, embedded assets,
 //! the simulated admin API) and, built for WASM, the browser's entry point.
 
-#[cfg(feature = "ssr")]
-pub mod allocator;
+// No unsafe code here, whatever an attribute below says: the binary's one
+// call into glibc (`allocator`) is a module of the binary, not of this crate.
+#![forbid(unsafe_code)]
+
 #[cfg(feature = "ssr")]
 pub mod allowed_hosts;
 #[cfg(feature = "ssr")]

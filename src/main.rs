@@ -5,8 +5,10 @@ use clap::error::ErrorKind;
 use llmgw_console::settings::{Cli, Command, Settings};
 use llmgw_console::startup;
 
+mod allocator;
+
 fn main() -> ExitCode {
-    llmgw_console::allocator::tune();
+    allocator::tune();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {

@@ -6,6 +6,8 @@
 // The shell renders in an async block whose type nests every view of the
 // app; computing its layout goes deeper than the default limit.
 #![recursion_limit = "256"]
+// No unsafe code in the app, whatever an attribute below says.
+#![forbid(unsafe_code)]
 pub mod admin_api;
 pub mod audit_record;
 pub mod components;

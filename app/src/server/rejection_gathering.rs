@@ -99,6 +99,8 @@ impl RejectionGathering {
         let due = match rounds.last {
             None => true,
             Some(_) if rounds.forced => true,
+            // A round that stopped halfway: a round's time, failures or not.
+            Some((UNSEEN, at)) => now.duration_since(at) >= ROUND_EVERY,
             Some((_, at)) if failed => now.duration_since(at) >= retry,
             Some((seen, at)) => seen != generation && now.duration_since(at) >= ROUND_EVERY,
         };
@@ -189,20 +191,15 @@ impl Round<'_> {
 impl Drop for Round<'_> {
     fn drop(&mut self) {
         if !self.ended {
-            // What was read before the round stopped stays read: keep all.
-            let rounds = self
-                .gathering
-                .rounds
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            let keep: HashSet<String> = rounds.read.keys().cloned().collect();
-            drop(rounds);
+            // What the index holds of a round that stopped is not known (a
+            // forced round carries nothing over), so every model is
+            // forgotten: the next round asks about them all again.
             let current = self.gathering.current();
             if current.gathering().is_some() {
                 self.gathering.publish(current.stopped());
             }
             self.gathering
-                .finish(Vec::new(), UNSEEN, Instant::now(), &keep);
+                .finish(Vec::new(), UNSEEN, Instant::now(), &HashSet::new());
         }
     }
 }
@@ -311,6 +308,25 @@ mod tests {
             .start(&catalog, 0, soon + ROUND_EVERY, RETRY)
             .expect("a round's time later, whatever the generation");
         assert_eq!(plan_again.ask, plan.ask);
+    }
+
+    #[test]
+    fn after_a_round_that_stopped_every_model_is_asked_again() {
+        let gathering = RejectionGathering::default();
+        let catalog = [model("a", 0), model("b", 0)];
+        let now = Instant::now();
+        let plan = gathering.start(&catalog, 0, now, RETRY).expect("first");
+        gathering.round().end(plan.ask, 0, now, &plan.keep);
+        // A forced round carries nothing over, then stops halfway.
+        gathering.force();
+        let forced = gathering.start(&catalog, 0, now, RETRY).expect("forced");
+        drop(gathering.round());
+        assert!(forced.keep.is_empty());
+        let later = Instant::now() + ROUND_EVERY;
+        let plan = gathering
+            .start(&catalog, 0, later, RETRY)
+            .expect("a round's time later");
+        assert_eq!(names(&plan.ask), ["a", "b"], "nothing is taken as read");
     }
 
     #[test]
