@@ -242,6 +242,22 @@ async fn a_page_its_viewer_leaves_halfway_is_finished_without_a_panic() {
     assert!(!log.contains("panicked"), "the console panicked:\n{log}");
 }
 
+/// `field` of every item the simulator at `url` lists under `list`.
+async fn field_of_each(url: &str, list: &str, field: &str) -> Vec<String> {
+    let items: Vec<serde_json::Value> = http()
+        .get(format!("{url}/api/v1/{list}"))
+        .send()
+        .await
+        .expect("the simulator answers")
+        .json()
+        .await
+        .expect("a list");
+    items
+        .iter()
+        .map(|item| item[field].as_str().expect("a string").to_string())
+        .collect()
+}
+
 #[tokio::test]
 async fn viewers_at_once_get_every_page_whole_and_never_a_panic() {
     let simulator =
@@ -255,32 +271,10 @@ async fn viewers_at_once_get_every_page_whole_and_never_a_panic() {
         "1",
     ])
     .await;
-    let nodes: Vec<serde_json::Value> = http()
-        .get(format!("{}/api/v1/nodes", simulator.url))
-        .send()
-        .await
-        .expect("the simulator answers")
-        .json()
-        .await
-        .expect("nodes");
-    let models: Vec<serde_json::Value> = http()
-        .get(format!("{}/api/v1/models", simulator.url))
-        .send()
-        .await
-        .expect("the simulator answers")
-        .json()
-        .await
-        .expect("models");
-    let id = |i: usize| {
-        nodes[i % nodes.len()]["id"]
-            .as_str()
-            .expect("an id")
-            .to_string()
-    };
-    let model = |i: usize| {
-        let name = models[i % models.len()]["name"].as_str().expect("a name");
-        app::urls::placement(name)
-    };
+    let nodes = field_of_each(&simulator.url, "nodes", "id").await;
+    let models = field_of_each(&simulator.url, "models", "name").await;
+    let id = |i: usize| nodes[i % nodes.len()].clone();
+    let model = |i: usize| app::urls::placement(&models[i % models.len()]);
     // Ten viewers at once, each through every kind of page a few times,
     // while the lists are asked again every second: what a render keeps
     // of its page must outlive every part of it, whatever finishes first.
