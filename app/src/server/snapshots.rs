@@ -28,9 +28,10 @@ type Answer<T> = Result<Arc<T>, AdminApiError>;
 /// Explanations asked for at once, at most.
 const EXPLAIN_CONCURRENCY: usize = 8;
 
-/// How long a node page waits for a round of explanations it started: a
-/// small catalog's is read in that time, and a large one's page renders
-/// with what is there and says what is to come.
+/// How long a node page waits for a round of explanations it started, when
+/// the round is small enough to be read in that time (one batch of
+/// [`EXPLAIN_CONCURRENCY`]); a larger one's page renders at once with what
+/// is there and says what is to come, rather than waiting for nothing.
 const ROUND_WAIT: Duration = Duration::from_millis(100);
 
 /// A round publishes what it has read at most this often.
@@ -388,9 +389,12 @@ impl Snapshots {
             self.rejections
                 .start(&models, self.generation(), Instant::now(), self.period);
         if let Some(plan) = started {
+            let small = plan.ask.len() <= EXPLAIN_CONCURRENCY;
             let lists = self.clone();
             tokio::spawn(async move { lists.gather(plan, models).await });
-            let _ = tokio::time::timeout(ROUND_WAIT, ended.changed()).await;
+            if small {
+                let _ = tokio::time::timeout(ROUND_WAIT, ended.changed()).await;
+            }
         }
         Ok(self.rejections.current())
     }
@@ -400,8 +404,14 @@ impl Snapshots {
     async fn gather(&self, plan: Plan, catalog: Arc<Vec<ModelView>>) {
         use futures_util::{StreamExt, stream};
         let round = self.rejections.round();
-        let mut builder = self.rejections.kept(&plan);
         let of = plan.ask.len();
+        if of == 0 && self.rejections.current().holds_only(&plan.keep) {
+            // Nothing to read and nothing to let go: the index stands, and
+            // is not built again entry by entry.
+            round.end(Vec::new(), self.generation(), Instant::now(), &plan.keep);
+            return;
+        }
+        let mut builder = self.rejections.kept(&plan);
         if of > 0 {
             let gathering = Some(Gathering { read: 0, of });
             self.rejections
