@@ -1,6 +1,7 @@
 //! The wall screen's data: worked out once per refresh period from the
 //! shared lists, whatever the number of walls, and sampled into the trends.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -55,12 +56,12 @@ impl WallFeed {
                     .filter(|m| ModelStatus::of(m) == ModelStatus::NotPlaced)
                     .map(|m| m.name.clone())
                     .collect();
-                let headlines = lists.headlines(stuck).await;
+                let headlines: HashMap<String, _> =
+                    lists.headlines(stuck).await.into_iter().collect();
                 let why = |model: &str| {
                     headlines
-                        .iter()
-                        .find(|(name, _)| name == model)
-                        .and_then(|(_, h)| h.as_deref().ok().cloned().flatten())
+                        .get(model)
+                        .and_then(|h| h.as_deref().ok().cloned().flatten())
                 };
                 let mut view = wall_view(&nodes, &models, &replicas, orphans, &why);
                 view.taken_at = SystemTime::now()
