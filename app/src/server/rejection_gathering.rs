@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-use super::rejection_index::{IndexBuilder, RejectionIndex, worth_explaining};
+use super::rejection_index::{Gathering, IndexBuilder, RejectionIndex, worth_explaining};
 use crate::admin_api::types::ModelView;
 
 /// A model's explanation is read again after this long even if its own
@@ -120,6 +120,13 @@ impl RejectionGathering {
             }
         }
         rounds.running = true;
+        if !plan.ask.is_empty() {
+            // Said as the round starts, not when its task first runs: a page
+            // rendered in between would take the last index for whole.
+            let of = plan.ask.len();
+            let current = self.current();
+            self.publish(current.with_gathering(Some(Gathering { read: 0, of })));
+        }
         Some(plan)
     }
 
@@ -196,7 +203,7 @@ impl Drop for Round<'_> {
             // forgotten: the next round asks about them all again.
             let current = self.gathering.current();
             if current.gathering().is_some() {
-                self.gathering.publish(current.stopped());
+                self.gathering.publish(current.with_gathering(None));
             }
             self.gathering
                 .finish(Vec::new(), UNSEEN, Instant::now(), &HashSet::new());
@@ -206,7 +213,6 @@ impl Drop for Round<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::rejection_index::Gathering;
     use super::*;
 
     const RETRY: Duration = Duration::from_secs(1);
@@ -234,6 +240,11 @@ mod tests {
             .start(&catalog, 0, now, RETRY)
             .expect("the first round");
         assert_eq!(names(&plan.ask), ["stuck"]);
+        assert_eq!(
+            gathering.current().gathering(),
+            Some(Gathering { read: 0, of: 1 }),
+            "said from the start, before the round's task runs"
+        );
         assert!(
             gathering.start(&catalog, 0, now, RETRY).is_none(),
             "one round at a time"

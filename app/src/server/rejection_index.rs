@@ -82,11 +82,12 @@ impl RejectionIndex {
         self.gathering
     }
 
-    /// The same index with its gathering stopped: what a round that ended
-    /// halfway leaves, so no page waits for the rest.
-    pub fn stopped(&self) -> Self {
+    /// The same rejections, said to be still gathering (a round has just
+    /// started) or no longer (a round stopped halfway, and no page should
+    /// wait for the rest).
+    pub fn with_gathering(&self, gathering: Option<Gathering>) -> Self {
         Self {
-            gathering: None,
+            gathering,
             ..self.clone()
         }
     }
