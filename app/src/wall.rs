@@ -487,4 +487,52 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn a_model_starting_for_long_is_told_by_its_own_oldest_replica_not_ready() {
+        let model = |name: &str| ModelView {
+            name: name.into(),
+            ready: 1,
+            min: 1,
+            total: 2,
+            ..Default::default()
+        };
+        let replica = |model: &str, state: &str, age_sec| ReplicaView {
+            model: model.into(),
+            state: state.into(),
+            age_sec,
+            ..Default::default()
+        };
+        let long = STARTING_TOO_LONG_SEC;
+        // Interleaved models; an old ready replica is no start at all.
+        let replicas = [
+            replica("slow", "starting", 60),
+            replica("quick", "ready", long * 4),
+            replica("slow", "loading", long + 30),
+            replica("quick", "starting", long - 1),
+            replica("slow", "ready", long * 9),
+        ];
+        let v = wall_view(
+            &[],
+            &[model("quick"), model("slow")],
+            &replicas,
+            &[],
+            &|_| None,
+        );
+        let lines: Vec<(String, String)> = v
+            .not_serving
+            .iter()
+            .map(|n| (n.model.clone(), format!("{}: {}", n.what, n.why)))
+            .collect();
+        assert_eq!(
+            lines,
+            [(
+                "slow".to_string(),
+                format!(
+                    "starting for long: a replica has been starting for {}",
+                    format::duration(long + 30)
+                )
+            )]
+        );
+    }
 }

@@ -291,13 +291,15 @@ async fn decode<T>(bytes: Vec<u8>) -> Result<T, serde_json::Error>
 where
     T: DeserializeOwned + Send + 'static,
 {
-    if bytes.len() < DECODED_ASIDE {
+    if bytes.len() <= DECODED_ASIDE {
         return serde_json::from_slice(&bytes);
     }
     match tokio::task::spawn_blocking(move || serde_json::from_slice(&bytes)).await {
         Ok(decoded) => decoded,
-        // The decoding thread panicked (it cannot be cancelled): say so as
-        // an answer that could not be read.
+        // A panic while decoding is the console's own fault, not llmgw's: it
+        // goes on as it would have on this thread.
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        // The runtime is shutting down.
         Err(e) => Err(serde::de::Error::custom(format!("decoding stopped: {e}"))),
     }
 }

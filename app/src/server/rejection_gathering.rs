@@ -120,9 +120,11 @@ impl RejectionGathering {
             }
         }
         rounds.running = true;
+        drop(rounds);
         if !plan.ask.is_empty() {
             // Said as the round starts, not when its task first runs: a page
-            // rendered in between would take the last index for whole.
+            // rendered in between would take the last index for whole. The
+            // copy is made outside the rounds' lock.
             let of = plan.ask.len();
             let current = self.current();
             self.publish(current.with_gathering(Some(Gathering { read: 0, of })));
@@ -140,7 +142,13 @@ impl RejectionGathering {
         }
     }
 
+    /// Ends a round; an index still said to be gathering is said to be
+    /// whole, so that no page waits for a round that is over.
     fn finish(&self, read: Vec<ModelView>, seen: u64, now: Instant, keep: &HashSet<String>) {
+        let current = self.current();
+        if current.gathering().is_some() {
+            self.publish(current.with_gathering(None));
+        }
         let mut rounds = self.rounds.lock().unwrap_or_else(PoisonError::into_inner);
         rounds.read.retain(|name, _| keep.contains(name));
         for model in read {
@@ -201,10 +209,6 @@ impl Drop for Round<'_> {
             // What the index holds of a round that stopped is not known (a
             // forced round carries nothing over), so every model is
             // forgotten: the next round asks about them all again.
-            let current = self.gathering.current();
-            if current.gathering().is_some() {
-                self.gathering.publish(current.with_gathering(None));
-            }
             self.gathering
                 .finish(Vec::new(), UNSEEN, Instant::now(), &HashSet::new());
         }
@@ -250,6 +254,7 @@ mod tests {
             "one round at a time"
         );
         gathering.round().end(plan.ask.clone(), 0, now, &plan.keep);
+        assert_eq!(gathering.current().gathering(), None, "whole once ended");
         let later = now + ROUND_EVERY * 2;
         assert!(
             gathering.start(&catalog, 0, later, RETRY).is_none(),
@@ -338,6 +343,21 @@ mod tests {
             .start(&catalog, 0, later, RETRY)
             .expect("a round's time later");
         assert_eq!(names(&plan.ask), ["a", "b"], "nothing is taken as read");
+    }
+
+    #[test]
+    fn a_round_with_nothing_to_ask_does_not_say_it_is_gathering() {
+        let gathering = RejectionGathering::default();
+        let now = Instant::now();
+        let catalog = [model("a", 0)];
+        let plan = gathering.start(&catalog, 0, now, RETRY).expect("first");
+        gathering.round().end(plan.ask, 0, now, &plan.keep);
+        let later = now + ROUND_EVERY;
+        let plan = gathering
+            .start(&catalog, 1, later, RETRY)
+            .expect("the lists moved");
+        assert!(plan.ask.is_empty());
+        assert_eq!(gathering.current().gathering(), None);
     }
 
     #[test]

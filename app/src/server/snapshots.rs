@@ -407,7 +407,8 @@ impl Snapshots {
         let of = plan.ask.len();
         if of == 0 && self.rejections.current().holds_only(&plan.keep) {
             // Nothing to read and nothing to let go: the index stands, and
-            // is not built again entry by entry.
+            // is not built again entry by entry (its models stay in the
+            // catalog order it was built in until a round reads again).
             round.end(Vec::new(), self.generation(), Instant::now(), &plan.keep);
             return;
         }
