@@ -353,6 +353,14 @@ impl WallView {
 mod tests {
     use super::*;
 
+    /// Each model not serving, with its one line as the wall shows it.
+    fn not_serving_lines(v: &WallView) -> Vec<(String, String)> {
+        v.not_serving
+            .iter()
+            .map(|n| (n.model.clone(), format!("{}: {}", n.what, n.why)))
+            .collect()
+    }
+
     #[test]
     fn the_layout_is_read_from_the_link_and_written_back() {
         let l = WallLayout::from_query(Some("models,bogus,nodes,models"), Some("30"));
@@ -468,11 +476,7 @@ mod tests {
         };
         let why = |m: &str| explain(m).as_ref().and_then(headline);
         let v = wall_view(&[], &models, &[starting], &[], &why);
-        let lines: Vec<(String, String)> = v
-            .not_serving
-            .iter()
-            .map(|n| (n.model.clone(), format!("{}: {}", n.what, n.why)))
-            .collect();
+        let lines = not_serving_lines(&v);
         assert_eq!(
             lines,
             [
@@ -519,11 +523,7 @@ mod tests {
             &[],
             &|_| None,
         );
-        let lines: Vec<(String, String)> = v
-            .not_serving
-            .iter()
-            .map(|n| (n.model.clone(), format!("{}: {}", n.what, n.why)))
-            .collect();
+        let lines = not_serving_lines(&v);
         assert_eq!(
             lines,
             [(
