@@ -1,11 +1,14 @@
 //! When a new answer of a list is news. The admin API reports a replica's age
-//! and idle time relative to its own clock, so two answers a period apart
-//! always differ there; time passing is not a change an open page needs to
-//! be told about. Everything else is compared as it is.
+//! and idle time relative to its own clock, and a node's last heartbeat as
+//! time since (`last_seen_ago`), so two answers a period apart always
+//! differ there; time passing is not a change an open page needs to be told
+//! about. Everything else is compared as it is.
 
 use std::time::Duration;
 
 use crate::admin_api::types::{ModelView, NodeView, OrphanView, ReplicaView};
+use crate::fixes::SILENT_SEC;
+use crate::format::parse_duration;
 
 /// Slack for relative times: the two answers were taken at instants the
 /// console only knows to about a second, and the admin API rounds down.
@@ -26,7 +29,68 @@ macro_rules! compared_as_is {
     )*};
 }
 
-compared_as_is!(NodeView, ModelView, OrphanView);
+compared_as_is!(ModelView, OrphanView);
+
+impl Substance for Vec<NodeView> {
+    fn same_as(&self, earlier: &Self, elapsed: Duration) -> bool {
+        let elapsed = elapsed.as_secs() as i64;
+        self.len() == earlier.len()
+            && self
+                .iter()
+                .zip(earlier)
+                .all(|(now, then)| same_node(now, then, elapsed))
+    }
+}
+
+fn same_node(now: &NodeView, then: &NodeView, elapsed: i64) -> bool {
+    // Every field named, so that a field added later is compared too.
+    let NodeView {
+        id,
+        state,
+        gpu_free,
+        gpu_total,
+        memory_gb,
+        disk_free_gb,
+        disk_total_gb,
+        classes,
+        fabrics,
+        replicas,
+        last_seen_ago,
+        unhealthy,
+    } = now;
+    *id == then.id
+        && *state == then.state
+        && *gpu_free == then.gpu_free
+        && *gpu_total == then.gpu_total
+        && *memory_gb == then.memory_gb
+        && *disk_free_gb == then.disk_free_gb
+        && *disk_total_gb == then.disk_total_gb
+        && *classes == then.classes
+        && *fabrics == then.fabrics
+        && *replicas == then.replicas
+        && *unhealthy == then.unhealthy
+        && same_last_seen(last_seen_ago, &then.last_seen_ago, elapsed)
+}
+
+/// The time since a node's last heartbeat starts again at every heartbeat:
+/// while the agent reports, its seconds are not news. Going silent is,
+/// coming back is, and so is a silence that did not grow with the clock
+/// (a heartbeat came and went between the two answers); a silence that
+/// grew with it is time passing. A value that is not a duration is compared
+/// as it is.
+fn same_last_seen(now: &str, then: &str, elapsed: i64) -> bool {
+    if now == then {
+        return true;
+    }
+    match (parse_duration(now), parse_duration(then)) {
+        (Some(now), Some(then)) => match (now >= SILENT_SEC, then >= SILENT_SEC) {
+            (false, false) => true,
+            (true, true) => (now - then - elapsed).abs() <= CLOCK_SLACK_SECONDS,
+            _ => false,
+        },
+        _ => false,
+    }
+}
 
 impl Substance for Vec<ReplicaView> {
     fn same_as(&self, earlier: &Self, elapsed: Duration) -> bool {
@@ -70,6 +134,36 @@ mod tests {
             idle_sec: idle,
             ..ReplicaView::default()
         }
+    }
+
+    fn node(last_seen: &str) -> NodeView {
+        NodeView {
+            id: "gpu-01".into(),
+            gpu_total: 8,
+            last_seen_ago: last_seen.into(),
+            ..NodeView::default()
+        }
+    }
+
+    #[test]
+    fn a_heartbeat_is_not_news_but_going_silent_and_coming_back_are() {
+        let five = Duration::from_secs(5);
+        let same = |now: &str, then: &str| vec![node(now)].same_as(&vec![node(then)], five);
+        assert!(same("1s", "4s"), "a heartbeat between the two answers");
+        assert!(same("1m59s", "2s"));
+        assert!(!same("2m0s", "1m55s"), "gone silent");
+        assert!(!same("1s", "5m0s"), "come back");
+        assert!(same("5m5s", "5m0s"), "silent as the clock runs");
+        assert!(!same("2m30s", "5m0s"), "a heartbeat came and went");
+        assert!(same("-", "-"));
+        assert!(!same("-", "1s"), "no longer a duration");
+        let mut fuller = node("3s");
+        fuller.gpu_free = 2;
+        assert!(!vec![fuller].same_as(&vec![node("3s")], five));
+        let mut sick = node("3s");
+        sick.unhealthy = vec!["GPU 3: XID 79".into()];
+        assert!(!vec![sick].same_as(&vec![node("1s")], five));
+        assert!(!Vec::<NodeView>::new().same_as(&vec![node("1s")], five));
     }
 
     #[test]
