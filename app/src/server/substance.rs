@@ -31,14 +31,16 @@ macro_rules! compared_as_is {
 
 compared_as_is!(ModelView, OrphanView);
 
+/// Two lists, item by item in order, by `same` with the seconds between
+/// them.
+fn same_items<T>(now: &[T], then: &[T], elapsed: Duration, same: fn(&T, &T, i64) -> bool) -> bool {
+    let elapsed = elapsed.as_secs() as i64;
+    now.len() == then.len() && now.iter().zip(then).all(|(n, t)| same(n, t, elapsed))
+}
+
 impl Substance for Vec<NodeView> {
     fn same_as(&self, earlier: &Self, elapsed: Duration) -> bool {
-        let elapsed = elapsed.as_secs() as i64;
-        self.len() == earlier.len()
-            && self
-                .iter()
-                .zip(earlier)
-                .all(|(now, then)| same_node(now, then, elapsed))
+        same_items(self, earlier, elapsed, same_node)
     }
 }
 
@@ -94,12 +96,7 @@ fn same_last_seen(now: &str, then: &str, elapsed: i64) -> bool {
 
 impl Substance for Vec<ReplicaView> {
     fn same_as(&self, earlier: &Self, elapsed: Duration) -> bool {
-        let elapsed = elapsed.as_secs() as i64;
-        self.len() == earlier.len()
-            && self
-                .iter()
-                .zip(earlier)
-                .all(|(now, then)| same_replica(now, then, elapsed))
+        same_items(self, earlier, elapsed, same_replica)
     }
 }
 
