@@ -168,6 +168,15 @@ impl RejectionGathering {
             .forced = true;
     }
 
+    /// Whether a round would leave the index as it is: it asks nothing,
+    /// lets nothing go and has no failure to ask again. Such a round ends
+    /// at once rather than build the index again entry by entry (its
+    /// models stay in the catalog order it was built in until a round reads
+    /// again).
+    pub fn stands(&self, plan: &Plan) -> bool {
+        plan.ask.is_empty() && self.current().holds_only(&plan.keep)
+    }
+
     /// A round's first index: what it keeps, before anything is read.
     pub fn kept(&self, plan: &Plan) -> IndexBuilder {
         let mut builder = IndexBuilder::default();
@@ -358,6 +367,7 @@ mod tests {
             .expect("the lists moved");
         assert!(plan.ask.is_empty());
         assert_eq!(gathering.current().gathering(), None);
+        assert!(gathering.stands(&plan), "nothing held is let go");
     }
 
     #[test]

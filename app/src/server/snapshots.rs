@@ -405,10 +405,7 @@ impl Snapshots {
         use futures_util::{StreamExt, stream};
         let round = self.rejections.round();
         let of = plan.ask.len();
-        if of == 0 && self.rejections.current().holds_only(&plan.keep) {
-            // Nothing to read and nothing to let go: the index stands, and
-            // is not built again entry by entry (its models stay in the
-            // catalog order it was built in until a round reads again).
+        if self.rejections.stands(&plan) {
             round.end(Vec::new(), self.generation(), Instant::now(), &plan.keep);
             return;
         }
