@@ -1,7 +1,7 @@
 // The console's figures beside their budgets (issue: fast at any size and
 // any number of viewers). Run by `make bench`; each part alone with
 // `node scripts/bench.mjs PART` (sizes, pages, viewers, latency, memory,
-// browser, tab, holds).
+// browser, tab, holds, scale, clusters).
 // It starts its own simulated admin APIs and consoles from the release
 // binary on free ports, and stops them when done. Node is what the
 // end-to-end suite already installs; nothing else is needed.
@@ -78,13 +78,19 @@ async function simulator(nodes) {
   return url;
 }
 
+/** A console of the one cluster at `adminApi`; `url` is where that
+ * cluster's pages are (`/c/default`), `root` the console itself. */
 async function consoleFor(adminApi, extra = []) {
+  return consoleOf(['--admin-api', adminApi, ...extra], '/c/default');
+}
+
+async function consoleOf(args, base = '') {
   const port = await freePort();
-  const child = spawn(BIN, ['--admin-api', adminApi, '--listen', `127.0.0.1:${port}`, '--log', 'warn', ...extra], { stdio: 'ignore' });
+  const child = spawn(BIN, [...args, '--listen', `127.0.0.1:${port}`, '--log', 'warn'], { stdio: 'ignore' });
   children.push(child);
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/healthz`);
-  return { url, pid: child.pid };
+  const root = `http://127.0.0.1:${port}`;
+  await waitFor(`${root}/healthz`);
+  return { url: `${root}${base}`, root, pid: child.pid };
 }
 
 function stopAll() {
@@ -490,7 +496,7 @@ async function holds() {
     const { url } = await consoleFor(sim);
     const node = JSON.parse(await getText(`${sim}/api/v1/nodes`))[0].id;
     const host = new URL(url).host;
-    const head = `GET /nodes HTTP/1.1\r\nHost: ${host}\r\n\r\n`.repeat(8);
+    const head = `GET ${new URL(url).pathname}/nodes HTTP/1.1\r\nHost: ${host}\r\n\r\n`.repeat(8);
     let silent = await Promise.all(Array.from({ length: 64 }, () => silentSocket(url, '127.0.0.2', head)));
     const pageTimes = [];
     const actionTimes = [];
@@ -685,7 +691,76 @@ async function scale() {
   stopAll();
 }
 
-const PARTS = { sizes, pages, viewers, latency, memory, browser, tab, holds, scale };
+/** Issue 28's budgets: the overview of ten clusters, one cluster's pages
+ * while another hangs, and the calls each cluster costs. */
+async function clusters() {
+  const PERIOD = 1;
+  const sims = [];
+  for (let i = 0; i < 10; i++) sims.push(await simulator(1000));
+  const args = sims.flatMap((sim, i) => ['--cluster', `c${i}=${sim}`]);
+  const { root } = await consoleOf([...args, '--refresh-seconds', String(PERIOD)]);
+  // Every cluster read once, then the overview as a viewer finds it.
+  for (let i = 0; i < 10; i++) await request(`${root}/c/c${i}/`);
+  await request(`${root}/`);
+  const times = [];
+  for (let i = 0; i < 15; i++) times.push((await request(`${root}/`)).ms);
+  const overview = median(times);
+  report('server time of the overview of 10 clusters of 1,000 nodes', `${overview.toFixed(1)} ms`, '≤ 20 ms', overview <= 20);
+
+  // Calls: pages open on one cluster poll that cluster alone.
+  const listen = async (path, seconds) => {
+    const stop = new AbortController();
+    const streams = await Promise.all(Array.from({ length: 10 }, () => fetch(`${root}${path}`, { signal: stop.signal })));
+    const reading = streams.map(async (r) => {
+      const reader = r.body.getReader();
+      try {
+        while (!(await reader.read()).done);
+      } catch {}
+    });
+    const before = await Promise.all(sims.map(callCounts));
+    await new Promise((r) => setTimeout(r, seconds * 1000));
+    const after = await Promise.all(sims.map(callCounts));
+    stop.abort();
+    await Promise.all(reading);
+    return after.map((a, i) => ((a['/api/v1/nodes'] ?? 0) - (before[i]['/api/v1/nodes'] ?? 0)) / (seconds / PERIOD));
+  };
+  await new Promise((r) => setTimeout(r, 2000));
+  const one = await listen('/c/c0/updates', 5);
+  const others = Math.max(...one.slice(1));
+  report('upstream node calls per period, 10 pages open on cluster c0', one[0].toFixed(1), '≤ 1', one[0] <= 1);
+  report('  on each of the 9 clusters no one looks at', others.toFixed(1), '0', others === 0);
+  const all = await listen('/updates', 5);
+  const most = Math.max(...all);
+  report('upstream node calls per period and cluster, overview open', most.toFixed(1), '≤ 1', most <= 1);
+  stopAll();
+
+  // One cluster's pages while another's admin API never answers.
+  const [a, b] = [await simulator(1000), await simulator(1000)];
+  const pair = await consoleOf(['--cluster', `a=${a}`, '--cluster', `b=${b}`]);
+  const timed = async () => {
+    const t = [];
+    for (let i = 0; i < 41; i++) t.push((await request(`${pair.root}/c/a/nodes`)).ms);
+    return median(t);
+  };
+  await request(`${pair.root}/c/b/nodes`);
+  const healthy = await timed();
+  await request(`${b}/_simulator/fault`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ fault: 'slow', delay_seconds: 600 }),
+  });
+  // Viewers keep asking for the hung cluster meanwhile.
+  const hung = Array.from({ length: 20 }, () => request(`${pair.root}/c/b/nodes`).catch(() => {}));
+  await new Promise((r) => setTimeout(r, 1500));
+  const beside = await timed();
+  const ratio = beside / healthy;
+  report("a cluster's node page while another cluster hangs", `${beside.toFixed(1)} ms`, `≤ ${(healthy * 1.1).toFixed(1)} ms`, ratio <= 1.1);
+  report('  (the same with both healthy)', `${healthy.toFixed(1)} ms`, '');
+  stopAll();
+  await Promise.allSettled(hung);
+}
+
+const PARTS = { sizes, pages, viewers, latency, memory, browser, tab, holds, scale, clusters };
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 process.on('exit', stopAll);
 for (const name of chosen.length ? chosen : Object.keys(PARTS)) {

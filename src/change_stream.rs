@@ -10,12 +10,16 @@ use std::convert::Infallible;
 use app::live::change_feed::Beat;
 use app::live::heartbeat::Heartbeat;
 use app::server::ConsoleContext;
+use app::server::clusters::InCluster;
+use app::server::context::listen_to;
+use app::wall::Pulse;
 use axum::Extension;
 use axum::extract::State;
 use axum::http::{HeaderName, HeaderValue};
 use axum::response::IntoResponse;
 use axum::response::sse::{Event, KeepAlive, Sse};
-use futures_util::{StreamExt, stream};
+use futures_util::{StreamExt, future, stream};
+use tokio::sync::watch;
 
 use crate::connections::StreamSlot;
 
@@ -27,22 +31,38 @@ pub const LIFETIME: std::time::Duration = std::time::Duration::from_secs(30 * 60
 
 pub async fn updates(
     State(console): State<ConsoleContext>,
+    scope: Option<Extension<InCluster>>,
     slot: Option<Extension<StreamSlot>>,
 ) -> impl IntoResponse {
-    let beats = console.listen_for_changes();
+    let console = console.for_request(scope.as_ref().map(|e| &e.0));
+    // A page about one cluster hears that cluster; the overview of several
+    // hears every cluster it shows, and keeps each one polled.
+    let listened: Vec<_> = if console.ui.cluster.is_none() && console.clusters.are_several() {
+        console
+            .clusters
+            .iter()
+            .map(|c| listen_to(c, &console.audit))
+            .collect()
+    } else {
+        vec![console.listen_for_changes()]
+    };
     let retry = console
+        .cluster
         .snapshots
         .period()
         .max(std::time::Duration::from_secs(1));
-    let events = stream::unfold((beats, true), move |(mut beats, first)| async move {
+    let events = stream::unfold((listened, true), move |(mut beats, first)| async move {
         let mut waited = !first;
         loop {
-            if waited && beats.changed().await.is_err() {
-                return None;
+            if waited {
+                let changes = beats.iter_mut().map(|b| Box::pin(b.changed()));
+                let (changed, _, _) = future::select_all(changes).await;
+                if changed.is_err() {
+                    return None;
+                }
             }
             waited = true;
-            let beat = *beats.borrow_and_update();
-            match beat {
+            match together(&mut beats) {
                 Beat::Closed => return None,
                 Beat::Quiet => {}
                 Beat::Pulse(heartbeat) => {
@@ -68,6 +88,36 @@ pub async fn updates(
         )],
         Sse::new(events).keep_alive(KeepAlive::default()),
     )
+}
+
+/// The heartbeats of every cluster listened to, as one: it moves when any
+/// of them moves, is ok when all of them are, and its pulse counts the
+/// trouble of all. Of one cluster, that cluster's heartbeat.
+fn together(beats: &mut [watch::Receiver<Beat>]) -> Beat {
+    let mut heard: Option<Heartbeat> = None;
+    for receiver in beats.iter_mut() {
+        match *receiver.borrow_and_update() {
+            Beat::Closed => return Beat::Closed,
+            Beat::Quiet => {}
+            Beat::Pulse(h) => {
+                heard = Some(match heard {
+                    None => h,
+                    Some(all) => Heartbeat {
+                        generation: all.generation.wrapping_add(h.generation),
+                        ok: all.ok && h.ok,
+                        pulse: match (all.pulse, h.pulse) {
+                            (Some(a), Some(b)) => Some(Pulse {
+                                not_serving: a.not_serving + b.not_serving,
+                                nodes_in_trouble: a.nodes_in_trouble + b.nodes_in_trouble,
+                            }),
+                            (one, other) => one.or(other),
+                        },
+                    },
+                });
+            }
+        }
+    }
+    heard.map_or(Beat::Quiet, Beat::Pulse)
 }
 
 fn event_of(heartbeat: Heartbeat) -> Event {

@@ -12,6 +12,10 @@ pub mod assets;
 #[cfg(feature = "ssr")]
 pub mod change_stream;
 #[cfg(feature = "ssr")]
+pub mod cluster_scope;
+#[cfg(feature = "ssr")]
+pub mod cluster_settings;
+#[cfg(feature = "ssr")]
 pub mod connections;
 #[cfg(feature = "ssr")]
 pub mod cross_origin;

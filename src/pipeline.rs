@@ -29,6 +29,7 @@ use app::server::attempts::{Call, for_the_record};
 use app::server::audit::{
     AuditLog, AuditRecord, Draft, Outcome, REASON_LIMIT, blank_record, clipped,
 };
+use app::server::clusters::InCluster;
 use app::server::context::identity_of;
 use app::server_fns::receipts::{Receipt, seal};
 use app::urls;
@@ -68,6 +69,12 @@ pub struct Pipeline {
 pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Response {
     let call = Call::of(req.uri().path());
     let (mut parts, body) = req.into_parts();
+    // Everything below is about the cluster the address named: what it
+    // signs, and what its records say.
+    let p = Pipeline {
+        console: p.console.for_request(parts.extensions.get::<InCluster>()),
+        ..p
+    };
     // 1. The names this console is known by.
     let host = host_of(&parts);
     if !p.hosts.allows(&host) {
@@ -111,6 +118,19 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
             format!("refused: {why}. Changes are made from this console's own pages.\n"),
         );
     }
+    // A change names its cluster when there are several: an old page's
+    // form must not act on whichever cluster happens to be first.
+    if matches!(call, Call::Change { .. })
+        && p.console.ui.cluster.is_none()
+        && p.console.clusters.are_several()
+    {
+        let why = "it names no cluster, and this console shows several";
+        p.refused_early(&parts, &call, why);
+        return refusal(
+            StatusCode::NOT_FOUND,
+            format!("refused: {why}; reload the page and try again\n"),
+        );
+    }
     // 6. A change is a POST, as every form of the console sends it.
     if matches!(call, Call::Change { .. }) && parts.method != Method::POST {
         p.refused_early(&parts, &call, "a change is sent with POST");
@@ -152,7 +172,7 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
                     .map(str::to_owned),
                 None => form_field(&body, "back"),
             };
-            let back = return_path(&parts, back.as_deref());
+            let back = return_path(&parts, back.as_deref(), &p.home());
             let mut record = p.record_of(&parts, action);
             if let Some(fields) = fields {
                 record.target = for_the_record(fields);
@@ -164,9 +184,9 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
         }
         Call::Read | Call::Unknown => (
             None,
-            return_path(&parts, form_field(&body, "back").as_deref()),
+            return_path(&parts, form_field(&body, "back").as_deref(), &p.home()),
         ),
-        Call::Page => (None, "/".to_string()),
+        Call::Page => (None, p.home()),
     };
     let kind = if draft.is_some() {
         Kind::Change
@@ -208,6 +228,16 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
 }
 
 impl Pipeline {
+    /// The overview of the request's cluster, or of every cluster: where a
+    /// refused form goes back to when it says nothing else.
+    fn home(&self) -> String {
+        self.console
+            .ui
+            .cluster
+            .as_ref()
+            .map_or_else(|| "/".to_string(), |c| format!("{}/", c.base()))
+    }
+
     /// Who is asking, and what, for the audit.
     fn record_of(&self, parts: &Parts, action: &str) -> AuditRecord {
         let who = identity_of(
@@ -215,7 +245,9 @@ impl Pipeline {
             self.console.actor_header.as_ref(),
             &self.console.trusted_proxies,
         );
+        let named = self.console.ui.cluster.is_some() || !self.console.clusters.are_several();
         AuditRecord {
+            cluster: named.then(|| self.console.cluster.tag.id.clone()),
             actor: who.actor().to_string(),
             user: who.user.as_ref().map(ToString::to_string),
             peer: who.peer.map(|ip| ip.to_string()),
@@ -410,9 +442,9 @@ fn outcome_of(draft: &Draft, response: &Response) -> (Outcome, Option<String>) {
 
 /// The page a refused form goes back to: the form's `back`, else the page
 /// that posted it, else the overview. Always a path on this console.
-fn return_path(parts: &Parts, back: Option<&str>) -> String {
+fn return_path(parts: &Parts, back: Option<&str>, home: &str) -> String {
     if back.is_some() {
-        return urls::local_return_path(back, "/");
+        return urls::local_return_path(back, home);
     }
     let referer = parts
         .headers
@@ -420,7 +452,7 @@ fn return_path(parts: &Parts, back: Option<&str>) -> String {
         .and_then(|v| v.to_str().ok())
         .and_then(|r| r.split_once("://"))
         .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]));
-    urls::local_return_path(referer, "/")
+    urls::local_return_path(referer, home)
 }
 
 /// One field of a form, read on its own.

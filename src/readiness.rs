@@ -1,39 +1,50 @@
 //! `/healthz` says the console is up; `/readyz` says it can serve what it is
-//! for, so a load balancer stops sending viewers to a console whose admin
-//! API is gone. Ready when the admin API answered within the last two
-//! refresh periods, or answers now (a console nobody is viewing makes no
-//! calls, so readiness asks for itself then).
+//! for, so a load balancer stops sending viewers to a console that can reach
+//! no admin API at all. Ready when any cluster's admin API answered within
+//! the last two refresh periods, or answers now (a console nobody is viewing
+//! makes no calls, so readiness asks for itself then). One cluster that is
+//! down is shown on the overview: it would be down behind every console
+//! alike, and taking them all out of the load balancer would hide the
+//! clusters that are up.
 
 use std::time::Duration;
 
 use app::server::ConsoleContext;
 use axum::extract::State;
 use axum::http::StatusCode;
+use futures_util::future::join_all;
 
 /// A load balancer's check gives up after a few seconds; so does this one.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub async fn readyz(State(console): State<ConsoleContext>) -> (StatusCode, String) {
     let fresh = console.ui.refresh_period() * 2;
-    if console
-        .admin_api
-        .since_last_answer()
-        .is_some_and(|age| age <= fresh)
-    {
+    if console.clusters.iter().any(|c| {
+        c.admin_api
+            .since_last_answer()
+            .is_some_and(|age| age <= fresh)
+    }) {
         return (StatusCode::OK, "ready\n".into());
     }
-    // Through the shared snapshot: a load balancer's checks add no load.
-    let probe = console.snapshots.nodes();
-    match tokio::time::timeout(PROBE_TIMEOUT, probe).await {
-        Ok(Ok(_)) => (StatusCode::OK, "ready\n".into()),
-        Ok(Err(e)) => (StatusCode::SERVICE_UNAVAILABLE, format!("not ready: {e}\n")),
-        Err(_) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!(
-                "not ready: the llmgw admin API at {} did not answer within {} s\n",
-                console.admin_api.address(),
+    // Through the shared snapshots: a load balancer's checks add no load.
+    let probes = console.clusters.iter().map(|c| async move {
+        match tokio::time::timeout(PROBE_TIMEOUT, c.snapshots.nodes()).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err(format!(
+                "the llmgw admin API at {} did not answer within {} s",
+                c.admin_api.address(),
                 PROBE_TIMEOUT.as_secs()
-            ),
-        ),
+            )),
+        }
+    });
+    let answers = join_all(probes).await;
+    if answers.iter().any(Result::is_ok) {
+        return (StatusCode::OK, "ready\n".into());
     }
+    let reasons: Vec<String> = answers.into_iter().filter_map(Result::err).collect();
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        format!("not ready: {}\n", reasons.join("; ")),
+    )
 }

@@ -4,16 +4,18 @@
 use std::sync::LazyLock;
 use std::time::Duration;
 
+use app::server::clusters::InCluster;
 use app::server::{ConsoleContext, csp};
 use app::theme::Theme;
 use app::{App, shell};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{FromRef, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderValue, Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use leptos::prelude::{LeptosOptions, provide_context};
+use leptos::prelude::{LeptosOptions, provide_context, use_context};
 use leptos_axum::{AxumRouteListing, LeptosRoutes, generate_route_list};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
@@ -23,6 +25,7 @@ use tower_http::trace::TraceLayer;
 
 use crate::allowed_hosts::AllowedHosts;
 use crate::change_stream::updates;
+use crate::cluster_scope::cluster_scope;
 use crate::connections::PeerStreams;
 use crate::pipeline::{Pipeline, pipeline};
 use crate::readiness::readyz;
@@ -41,13 +44,16 @@ impl ConsoleState {
     /// Gives the request being served its context: the console's (server
     /// only) and the settings the page sees.
     fn provide(&self) {
-        provide_context(self.console.clone());
-        let mut ui = self.console.ui.clone();
-        ui.actor = self.console.actor().to_string();
+        let scope = use_context::<Parts>().and_then(|p| p.extensions.get::<InCluster>().cloned());
+        let console = self.console.for_request(scope.as_ref());
+        let mut ui = console.ui.clone();
+        ui.actor = console.actor().to_string();
         ui.theme = Theme::of_request();
         // Read before the page reads any list, so the page's data is at
         // least as recent as this heartbeat.
-        ui.rendered_at = self.console.changes.current();
+        ui.rendered_at = console.cluster.changes.current();
+        provide_context(console.cluster_base());
+        provide_context(console);
         provide_context(ui);
     }
 }
@@ -103,7 +109,8 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts, streams: PeerStreams
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .with_state(state.clone());
-    Router::new()
+    let clusters = state.console.clusters.clone();
+    let console = Router::new()
         .leptos_routes_with_context(&state, routes, with_context, move || shell(options.clone()))
         .route(app::live::heartbeat::PATH, get(updates))
         .route(
@@ -117,7 +124,15 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts, streams: PeerStreams
             pipeline,
         ))
         .with_state(state)
-        .merge(health)
+        .merge(health);
+    // Which cluster a request is about is read from its address before
+    // the address is routed: `/c/eu/nodes` is the page `/nodes` of `eu`.
+    let scoped = tower::Layer::layer(
+        &axum::middleware::from_fn_with_state(clusters, cluster_scope),
+        console,
+    );
+    Router::new()
+        .fallback_service(scoped)
         // The last guard: no request input may take the connection down.
         .layer(CatchPanicLayer::custom(|_panic| {
             tracing::error!("a request made the console panic; it answered 500");

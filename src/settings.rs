@@ -5,6 +5,8 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use app::admin_api::address::parse_admin_api_base;
+
+use crate::cluster_settings::{self, ClusterSetting, FileCluster};
 use axum::http::HeaderName;
 use clap::builder::BoolishValueParser;
 use clap::{Args, Parser, Subcommand};
@@ -41,7 +43,16 @@ pub struct Cli {
     #[arg(long, env = "LLMGW_CONSOLE_ADMIN_API", value_name = "URL")]
     pub admin_api: Option<String>,
 
-    /// Start a simulated admin API in-process and show its demo cluster
+    /// A cluster to show, as id=address (repeatable): its pages live under /c/<id>/; for labels, colours and credentials use [[clusters]] in the settings file
+    #[arg(
+        long = "cluster",
+        env = "LLMGW_CONSOLE_CLUSTERS",
+        value_name = "ID=URL",
+        value_delimiter = ','
+    )]
+    pub clusters: Vec<String>,
+
+    /// Start simulated admin APIs in-process and show their two demo clusters
     #[arg(long, env = "LLMGW_CONSOLE_DEMO", value_name = "BOOL", num_args = 0..=1,
           default_missing_value = "true", value_parser = BoolishValueParser::new())]
     pub demo: Option<bool>,
@@ -130,6 +141,7 @@ pub struct SimulateArgs {
 struct FileSettings {
     listen: Option<String>,
     admin_api: Option<String>,
+    clusters: Option<Vec<FileCluster>>,
     demo: Option<bool>,
     refresh_seconds: Option<f64>,
     read_only: Option<bool>,
@@ -163,9 +175,13 @@ fn parse_refresh(text: &str) -> Result<f64, String> {
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub listen: SocketAddr,
-    /// `None` with `--demo`: the console starts the demo cluster itself, and
-    /// its address is known only once bound.
+    /// The one cluster's admin API when no clusters are listed; `None`
+    /// with `--demo` (the console starts its demo clusters itself, and
+    /// their addresses are known only once bound) or with `clusters`.
     pub admin_api: Option<String>,
+    /// The clusters listed by `--cluster` or `[[clusters]]`; empty: one
+    /// cluster, `admin_api`, or the demo.
+    pub clusters: Vec<ClusterSetting>,
     pub refresh_seconds: f64,
     pub read_only: bool,
     pub actor_header: Option<HeaderName>,
@@ -193,9 +209,33 @@ impl Settings {
             (None, None) => SocketAddr::from(([127, 0, 0, 1], 8080)),
         };
         let demo = cli.demo.or(file.demo).unwrap_or(false);
+        let listed = if cli.clusters.is_empty() {
+            file.clusters.unwrap_or_default()
+        } else {
+            cli.clusters
+                .iter()
+                .map(|flag| cluster_settings::parse_flag(flag))
+                .collect::<Result<_, _>>()?
+        };
+        let clusters = cluster_settings::resolve(listed)?;
         let given = cli.admin_api.clone().or(file.admin_api);
+        if !clusters.is_empty() {
+            if demo {
+                return Err("--demo starts its own clusters, but clusters are also listed;                             drop one of them"
+                    .into());
+            }
+            if given
+                .as_ref()
+                .is_some_and(|a| a.trim() != DEFAULT_ADMIN_API)
+            {
+                return Err("both an admin API and a list of clusters are given;                             list the admin API as one of the clusters"
+                    .into());
+            }
+        }
         let admin_api = given.clone().unwrap_or_else(|| DEFAULT_ADMIN_API.into());
-        let admin_api = if demo {
+        let admin_api = if !clusters.is_empty() {
+            None
+        } else if demo {
             // The file states the default; anything else is a real choice
             // that --demo would silently override.
             if let Some(other) = given.filter(|a| a.trim() != DEFAULT_ADMIN_API) {
@@ -248,6 +288,7 @@ impl Settings {
         Ok(Self {
             listen,
             admin_api,
+            clusters,
             refresh_seconds,
             read_only: cli.read_only.or(file.read_only).unwrap_or(false),
             actor_header,
@@ -403,5 +444,38 @@ mod tests {
         assert!(!err.contains("s3cret"), "{err}");
         let s = parse(&["--demo", "--admin-api", "http://127.0.0.1:9090"]).expect("the default");
         assert_eq!(s.admin_api, None);
+    }
+
+    #[test]
+    fn clusters_come_from_flags_or_the_file_and_replace_the_admin_api() {
+        let s = parse(&[
+            "--cluster",
+            "eu=10.0.0.5:9090",
+            "--cluster",
+            "us=https://b:1",
+        ])
+        .expect("valid");
+        let ids: Vec<&str> = s.clusters.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["eu", "us"]);
+        assert_eq!(s.admin_api, None);
+        let file = write_config(
+            "[[clusters]]\nid = \"eu\"\nlabel = \"Europe\"\nadmin_api = \"a:1\"\ncolour = \"#2a7\"\nread_only = true\n",
+        );
+        let s = parse(&["--config", file.to_str().expect("utf-8")]).expect("valid");
+        assert_eq!(s.clusters[0].label, "Europe");
+        assert!(s.clusters[0].read_only);
+        let typo = write_config("[[clusters]]\nid = \"eu\"\nadmin = \"a:1\"\n");
+        let err = parse(&["--config", typo.to_str().expect("utf-8")]).expect_err("typo");
+        assert!(err.contains("admin"), "{err}");
+    }
+
+    #[test]
+    fn clusters_with_another_admin_api_or_the_demo_are_refused() {
+        let err = parse(&["--cluster", "eu=a:1", "--admin-api", "b:2"]).expect_err("both");
+        assert!(err.contains("clusters"), "{err}");
+        let err = parse(&["--cluster", "eu=a:1", "--demo"]).expect_err("both");
+        assert!(err.contains("--demo"), "{err}");
+        let err = parse(&["--cluster", "Bad Id=a:1"]).expect_err("bad id");
+        assert!(err.contains("cluster 1"), "{err}");
     }
 }

@@ -6,30 +6,76 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use app::admin_api::AdminApiClient;
-use app::live::change_feed::ChangeFeed;
+use app::cluster_tag::ClusterTag;
 use app::server::audit::AuditLog;
+use app::server::clusters::{Cluster, Clusters};
 use app::server::confirmations::DEFAULT_TTL;
 use app::server::signing::Signer;
-use app::server::snapshots::Snapshots;
-use app::server::wall_feed::WallFeed;
 use app::server::{Confirmations, ConsoleContext};
 use app::ui_settings::UiSettings;
 use tokio::net::TcpListener;
 
 use crate::allowed_hosts::AllowedHosts;
+use crate::cluster_settings::ClusterSetting;
 use crate::connections::{self, Limits};
 use crate::router::router;
 use crate::settings::{Settings, SimulateArgs};
 use crate::simulator::{Simulator, generated};
 
-/// Builds the context every request shares, for an admin API at `admin_api`.
+/// Builds the context every request shares, for one cluster at `admin_api`.
 pub fn console_context(settings: &Settings, admin_api: &str) -> Result<ConsoleContext, String> {
-    let client = AdminApiClient::new(admin_api)?;
+    console_context_for(settings, &[single_cluster(admin_api)])
+}
+
+/// The cluster of a console given `--admin-api` alone.
+fn single_cluster(admin_api: &str) -> ClusterSetting {
+    ClusterSetting {
+        id: SINGLE_CLUSTER.into(),
+        label: SINGLE_CLUSTER.into(),
+        admin_api: admin_api.into(),
+        colour: None,
+        read_only: false,
+    }
+}
+
+/// The id of the one cluster of a console given `--admin-api` alone: the
+/// word in its addresses, `/c/default/nodes`.
+pub const SINGLE_CLUSTER: &str = "default";
+
+/// Builds the context every request shares, for `clusters` (at least one).
+pub fn console_context_for(
+    settings: &Settings,
+    clusters: &[ClusterSetting],
+) -> Result<ConsoleContext, String> {
+    let build = crate::assets::build_id();
+    let period = Duration::from_secs_f64(settings.refresh_seconds);
+    let list = clusters
+        .iter()
+        .map(|c| {
+            let client = AdminApiClient::new(&c.admin_api).map_err(|e| format!("{}: {e}", c.id))?;
+            let tag = ClusterTag {
+                id: c.id.clone(),
+                label: c.label.clone(),
+                colour: c.colour.clone(),
+            };
+            Ok(Cluster::new(
+                tag,
+                client,
+                period,
+                c.read_only,
+                build.clone(),
+            ))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let clusters =
+        Arc::new(Clusters::new(list).ok_or("no cluster to show, or one listed twice".to_string())?);
+    let first = clusters.first().clone();
     let ui = UiSettings {
         refresh_millis: (settings.refresh_seconds * 1000.0) as u64,
         read_only: settings.read_only,
-        admin_api: client.address().to_string(),
-        build: crate::assets::build_id(),
+        admin_api: first.admin_api.address().to_string(),
+        clusters: clusters.tags(),
+        build,
         // Per viewer, set per request.
         ..UiSettings::default()
     };
@@ -43,16 +89,9 @@ pub fn console_context(settings: &Settings, admin_api: &str) -> Result<ConsoleCo
         }
         None => Signer::random()?,
     };
-    let client = Arc::new(client);
-    let build = ui.build.clone();
     Ok(ConsoleContext {
-        wall: Arc::new(WallFeed::new(build)),
-        changes: Arc::new(ChangeFeed::default()),
-        snapshots: Arc::new(Snapshots::new(
-            client.clone(),
-            Duration::from_secs_f64(settings.refresh_seconds),
-        )),
-        admin_api: client,
+        cluster: first,
+        clusters,
         ui,
         actor_header: settings.actor_header.clone(),
         trusted_proxies: settings.trusted_proxies.clone(),
@@ -63,19 +102,48 @@ pub fn console_context(settings: &Settings, admin_api: &str) -> Result<ConsoleCo
     })
 }
 
+/// The clusters to show: those listed, the one `--admin-api` names, or the
+/// demo's two, started here.
+async fn clusters_to_show(settings: &Settings) -> Result<Vec<ClusterSetting>, String> {
+    if !settings.clusters.is_empty() {
+        return Ok(settings.clusters.clone());
+    }
+    if let Some(address) = &settings.admin_api {
+        return Ok(vec![single_cluster(address)]);
+    }
+    let mut demo = Vec::new();
+    for (id, label, colour, simulator) in [
+        ("eu", "Europe (demo)", "#2f7dd1", Simulator::demo()),
+        (
+            "us",
+            "US East (demo)",
+            "#1b9e77",
+            Simulator::built_by(|| generated::build(DEMO_SECOND_NODES, DEMO_SECOND_MODELS, 3)),
+        ),
+    ] {
+        let addr = simulator
+            .spawn(SocketAddr::from(([127, 0, 0, 1], 0)))
+            .await
+            .map_err(|e| format!("cannot start the demo cluster {id}: {e}"))?;
+        tracing::info!(%addr, cluster = id, "demo: simulated llmgw admin API started");
+        demo.push(ClusterSetting {
+            id: id.into(),
+            label: label.into(),
+            admin_api: format!("http://{addr}"),
+            colour: Some(colour.into()),
+            read_only: false,
+        });
+    }
+    Ok(demo)
+}
+
+/// The demo's second cluster: larger than the first, and calmer.
+const DEMO_SECOND_NODES: usize = 48;
+const DEMO_SECOND_MODELS: usize = 16;
+
 pub async fn run_console(settings: Settings) -> Result<(), String> {
-    let admin_api = match &settings.admin_api {
-        Some(address) => address.clone(),
-        None => {
-            let addr = Simulator::demo()
-                .spawn(SocketAddr::from(([127, 0, 0, 1], 0)))
-                .await
-                .map_err(|e| format!("cannot start the demo cluster: {e}"))?;
-            tracing::info!(%addr, "demo: simulated llmgw admin API started");
-            format!("http://{addr}")
-        }
-    };
-    let context = console_context(&settings, &admin_api)?;
+    let clusters = clusters_to_show(&settings).await?;
+    let context = console_context_for(&settings, &clusters)?;
     let hosts = AllowedHosts::new(settings.listen, &settings.allowed_hosts);
     if let Some(warning) = exposure_warning(&settings) {
         tracing::warn!("{warning}");
@@ -85,13 +153,16 @@ pub async fn run_console(settings: Settings) -> Result<(), String> {
         "http://{}",
         listener.local_addr().map_err(|e| e.to_string())?
     );
-    tracing::info!(
-        %url,
-        admin_api = %context.admin_api.address(),
-        read_only = settings.read_only,
-        "llmgw-console is serving; open {url}"
-    );
-    let changes = context.changes.clone();
+    for cluster in context.clusters.iter() {
+        tracing::info!(
+            cluster = %cluster.tag.id,
+            admin_api = %cluster.admin_api.address(),
+            read_only = settings.read_only || cluster.read_only,
+            "showing a cluster"
+        );
+    }
+    tracing::info!(%url, "llmgw-console is serving; open {url}");
+    let feeds: Vec<_> = context.clusters.iter().map(|c| c.changes.clone()).collect();
     let audit = context.audit.clone();
     tokio::spawn(keep_audit(audit));
     let limits = Limits::for_this_process();
@@ -99,7 +170,9 @@ pub async fn run_console(settings: Settings) -> Result<(), String> {
     connections::serve(listener, app, limits, async move {
         shutdown_signal().await;
         // Open pages' update streams would hold the shutdown up for good.
-        changes.close();
+        for feed in feeds {
+            feed.close();
+        }
     })
     .await
     .map_err(|e| format!("the server stopped: {e}"))

@@ -29,6 +29,10 @@ pub struct AuditRecord {
     pub attempt: u64,
     /// RFC 3339, UTC.
     pub time: String,
+    /// The cluster the attempt was about (its id); none when the request
+    /// named none and the console shows several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
     /// The name llmgw was (or would have been) given.
     pub actor: String,
     /// The user named by a trusted proxy, if any.

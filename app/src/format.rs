@@ -225,6 +225,19 @@ pub fn ctl_command(args: &[&str]) -> String {
     line
 }
 
+/// The same, for the cluster whose admin API is at `server` (as shown:
+/// without credentials): which cluster a pasted command acts on is never
+/// left to the terminal's defaults.
+pub fn ctl_command_on(server: &str, args: &[&str]) -> String {
+    let server = server.trim_end_matches('/');
+    if server.is_empty() {
+        return ctl_command(args);
+    }
+    let mut all = vec!["--server", server];
+    all.extend_from_slice(args);
+    ctl_command(&all)
+}
+
 fn shell_word(arg: &str) -> String {
     let plain = !arg.is_empty()
         && arg
@@ -343,6 +356,18 @@ mod tests {
     fn counts_agree_in_number() {
         assert_eq!(count(1, "node", "nodes"), "1 node");
         assert_eq!(count(0, "node", "nodes"), "0 nodes");
+    }
+
+    #[test]
+    fn a_ctl_command_names_its_cluster() {
+        assert_eq!(
+            ctl_command_on("https://10.0.0.5:9090/", &["drain", "gpu-01"]),
+            "llmgw ctl --server https://10.0.0.5:9090 drain gpu-01"
+        );
+        assert_eq!(
+            ctl_command_on("", &["drain", "gpu-01"]),
+            "llmgw ctl drain gpu-01"
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 pub mod admin_api;
 pub mod audit_record;
+pub mod cluster_tag;
 pub mod components;
 pub mod error;
 pub mod fixes;
@@ -32,7 +33,7 @@ use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, provide_meta_context};
 use leptos_router::{
     SsrMode,
-    components::{A, Route, Router, Routes},
+    components::{Route, Router, Routes},
     path,
 };
 
@@ -85,7 +86,7 @@ pub fn App() -> impl IntoView {
             <Header ui=ui.clone() />
             <main>
                 <Routes fallback=NotFound>
-                    <Route path=site_map::OVERVIEW.route() view=pages::OverviewPage ssr=SsrMode::Async />
+                    <Route path=site_map::OVERVIEW.route() view=Home ssr=SsrMode::Async />
                     <Route path=site_map::NODES.route() view=pages::NodesPage ssr=SsrMode::Async />
                     <Route path=path!("/nodes/:id") view=pages::NodePage ssr=SsrMode::Async />
                     <Route path=site_map::MODELS.route() view=pages::ModelsPage ssr=SsrMode::Async />
@@ -102,41 +103,59 @@ pub fn App() -> impl IntoView {
     }
 }
 
+/// `/`: a cluster's overview; with several clusters and none named, the
+/// overview of every cluster.
+#[component]
+fn Home() -> impl IntoView {
+    let ui = UiSettings::current();
+    if ui.cluster.is_none() && ui.clusters.len() > 1 {
+        view! { <pages::FleetPage /> }.into_any()
+    } else {
+        view! { <pages::OverviewPage /> }.into_any()
+    }
+}
+
 /// The navigation, on every page but the wall screen: nothing there is
-/// meant to be clicked.
+/// meant to be clicked. Its links are the page's cluster's; on the overview
+/// of several clusters they go to the first one's.
 #[component]
 fn Header(ui: UiSettings) -> impl IntoView {
     let location = leptos_router::hooks::use_location();
     let on_wall = move || location.pathname.with(|p| p == "/wall");
     let theme = ui.theme;
     // The switch comes back to this view.
-    let switch = move || {
-        // Its view parameters only: anything else in the address would be
-        // copied into every page's header.
-        theme.switch_href(&urls::without_one_shot(&urls::path_and_query(
-            &location.pathname.get(),
-            &location.search.get(),
-        )))
-    };
+    let switch = move || theme.switch_href(&urls::here());
     move || {
         (!on_wall()).then(|| {
             let ui = ui.clone();
+            let path = location.pathname.get();
+            let here = urls::path_and_query(&path, &location.search.get());
+            let in_one = ui.cluster.is_some();
             view! {
             <header class="top">
                 <a class="brand" href="/">"llmgw console"</a>
-                <nav>
+                {ui.cluster.clone().map(|c| view! { <components::ClusterBadge tag=c /> })}
+                <nav aria-label="Sections">
                     {site_map::DESTINATIONS
                         .iter()
                         .map(|d| {
-                            view! { <A href=d.path exact=d.path == "/">{d.label}</A> }
+                            let current = in_one && d.is_within(&path);
+                            view! {
+                                <a href=urls::scoped(d.path) aria-current=current.then_some("page")>
+                                    {d.label}
+                                </a>
+                            }
                         })
                         .collect_view()}
                 </nav>
-                <span class="upstream" title="The llmgw admin API this console reads">
-                    {ui.admin_api.clone()}
+                {ui.cluster.clone().map(|current| view! {
+                    <components::ClusterSwitch current clusters=ui.clusters.clone() here=here.clone() />
+                })}
+                <span class="upstream" title="The llmgw admin API this page reads">
+                    {in_one.then(|| ui.admin_api.clone())}
                 </span>
                 <span class="actor" title="Who llmgw records beside a change you make here">
-                    {if ui.read_only { "Read-only · ".to_string() } else { String::new() }}
+                    {if ui.read_only && in_one { "Read-only · ".to_string() } else { String::new() }}
                     {ui.actor.clone()}
                 </span>
                 // A full load (rel=external): the server renders the new theme.

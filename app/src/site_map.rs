@@ -52,6 +52,18 @@ impl Destination {
         }
     }
 
+    /// Whether the page at `path` (within a cluster) is this destination
+    /// or one of its objects: a node's page is under Nodes.
+    pub fn is_within(&self, path: &str) -> bool {
+        if self.path == "/" {
+            return path == "/";
+        }
+        path == self.path
+            || path
+                .strip_prefix(self.path)
+                .is_some_and(|rest| rest.starts_with('/') && self.path != "/wall")
+    }
+
     /// The destination `g` then `key` goes to.
     pub fn for_key(key: char) -> Option<&'static Destination> {
         DESTINATIONS.iter().find(|d| d.key == key)
@@ -74,6 +86,16 @@ mod tests {
         assert_eq!(paths.len(), DESTINATIONS.len());
         // `g` waits for the key; `j`, `k` and `g` itself mean something else.
         assert!(keys.iter().all(|k| !"gjk".contains(*k)));
+    }
+
+    #[test]
+    fn a_page_is_within_its_destination() {
+        assert!(NODES.is_within("/nodes"));
+        assert!(NODES.is_within("/nodes/gpu-1"));
+        assert!(!NODES.is_within("/nodesx"));
+        assert!(OVERVIEW.is_within("/"));
+        assert!(!OVERVIEW.is_within("/nodes"));
+        assert!(WALL_SETUP.is_within("/wall/setup"));
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::cluster_tag::ClusterTag;
 use crate::live::heartbeat::Heartbeat;
 use crate::theme::Theme;
 use crate::wall::Pulse;
@@ -21,6 +22,13 @@ pub struct UiSettings {
     pub read_only: bool,
     /// The admin API address, shown so nobody mistakes which cluster this is.
     pub admin_api: String,
+    /// The cluster this page is about; none on a page about every cluster
+    /// (the overview of several). Set per request.
+    #[serde(default)]
+    pub cluster: Option<ClusterTag>,
+    /// Every cluster this console shows, in the settings' order.
+    #[serde(default)]
+    pub clusters: Vec<ClusterTag>,
     /// Who the console takes the viewer for (the proxy's user, or the
     /// console with the viewer's address): what llmgw would record beside a
     /// change. Set per request.
@@ -44,6 +52,8 @@ impl Default for UiSettings {
             refresh_millis: 5000,
             read_only: false,
             admin_api: String::new(),
+            cluster: None,
+            clusters: Vec::new(),
             actor: String::new(),
             build: String::new(),
             theme: Theme::default(),

@@ -3,8 +3,55 @@
 //! node name can never change what a link means; and the parameters that
 //! only make sense once (a dialog, a receipt) are listed here, once.
 
+use std::sync::Arc;
+
 use crate::admin_api::types::NodeState;
 use crate::format::ModelStatus;
+
+/// The start of the addresses of the cluster a part of a page is about
+/// (`/c/eu`), provided by the server for the request and again by a part
+/// of a page about another cluster (a row of the overview of several).
+#[derive(Clone, Debug)]
+pub struct ClusterBase(pub Arc<str>);
+
+/// The start of the current cluster's addresses, or nothing on a page
+/// about no one cluster.
+pub fn base() -> String {
+    #[cfg(feature = "ssr")]
+    {
+        leptos::prelude::use_context::<ClusterBase>()
+            .map(|b| b.0.to_string())
+            .unwrap_or_default()
+    }
+    // In the browser, the page's own address says which cluster it is of.
+    #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+    {
+        let path = leptos::prelude::window()
+            .location()
+            .pathname()
+            .unwrap_or_default();
+        crate::cluster_tag::split_scoped(&path)
+            .map(|(id, _)| crate::cluster_tag::base_of(id))
+            .unwrap_or_default()
+    }
+    #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
+    {
+        String::new()
+    }
+}
+
+/// `path` (`/nodes?q=a`) among the current cluster's pages. Every address
+/// of a cluster's page is built through this, so none leaves the cluster.
+pub fn scoped(path: &str) -> String {
+    let base = base();
+    if base.is_empty() {
+        path.to_string()
+    } else if path == "/" {
+        format!("{base}/")
+    } else {
+        format!("{base}{path}")
+    }
+}
 
 /// Query parameters that belong to one moment: the dialog being shown, the
 /// receipt of the action just taken, Leptos's error of a form posted without
@@ -14,7 +61,15 @@ pub const ONE_SHOT: [&str; 6] = ["confirm", "node", "token", "receipt", "__err",
 
 /// The parameters that narrow a table (`?state=ready`) or lay a page out
 /// (`?group=node`): the only ones a view carries from link to link.
-pub const FACETS: [&str; 6] = ["state", "unhealthy", "status", "model", "errors", "group"];
+pub const FACETS: [&str; 7] = [
+    "state",
+    "unhealthy",
+    "status",
+    "model",
+    "errors",
+    "group",
+    "cluster",
+];
 
 pub fn is_facet(param: &str) -> bool {
     FACETS.contains(&param)
@@ -25,24 +80,27 @@ pub fn is_one_shot(param: &str) -> bool {
 }
 
 pub fn node(id: &str) -> String {
-    format!("/nodes/{}", encode_component(id))
+    scoped(&format!("/nodes/{}", encode_component(id)))
 }
 
 /// The explain-placement page, the one people paste into a chat.
 pub fn placement(model: &str) -> String {
-    format!("/models/{}/placement", encode_component(model))
+    scoped(&format!("/models/{}/placement", encode_component(model)))
 }
 
 pub fn replicas_of(model: &str) -> String {
-    format!("/replicas?model={}", encode_component(model))
+    scoped(&format!("/replicas?model={}", encode_component(model)))
 }
 
 pub fn nodes_in_state(state: &NodeState) -> String {
-    format!("/nodes?state={}", encode_component(state.as_str()))
+    scoped(&format!(
+        "/nodes?state={}",
+        encode_component(state.as_str())
+    ))
 }
 
 pub fn models_with_status(status: ModelStatus) -> String {
-    format!("/models?status={}", status.slug())
+    scoped(&format!("/models?status={}", status.slug()))
 }
 
 /// The model named by a `/models/*rest` path, or `None` when the path is not
@@ -71,7 +129,7 @@ pub fn collect_dialog(node: Option<&str>, token: Option<&str>) -> String {
     if let Some(token) = token {
         pairs.push(("token", token));
     }
-    with_params("/weights", &pairs)
+    with_params(&scoped("/weights"), &pairs)
 }
 
 /// `url` with `pairs` appended to its query.
@@ -96,7 +154,11 @@ pub fn without_one_shot(path_and_query: &str) -> String {
 /// filter, sort and page, and the wall's layout. Anything else in a URL
 /// is dropped rather than copied into every link of the page.
 pub fn is_view_param(key: &str) -> bool {
-    is_facet(key) || matches!(key, "q" | "sort" | "desc" | "page" | "panels" | "cycle")
+    is_facet(key)
+        || matches!(
+            key,
+            "q" | "sort" | "desc" | "page" | "panels" | "cycle" | "clusters"
+        )
 }
 
 /// No view parameter's value is longer: a filter keeps 16 words of 64
@@ -177,14 +239,15 @@ pub fn decode_component(s: &str) -> String {
         .into_owned()
 }
 
-/// The page being shown, without its one-shot parameters, from the router.
+/// The page being shown, without its one-shot parameters, from the router
+/// (which sees the address within the cluster), under its cluster.
 pub fn here() -> String {
     use leptos::prelude::GetUntracked;
     let location = leptos_router::hooks::use_location();
-    without_one_shot(&path_and_query(
+    scoped(&without_one_shot(&path_and_query(
         &location.pathname.get_untracked(),
         &location.search.get_untracked(),
-    ))
+    )))
 }
 
 #[cfg(test)]

@@ -105,7 +105,7 @@ impl WallLayout {
         if let Some(c) = self.cycle_seconds {
             href.push_str(&format!("&cycle={c}"));
         }
-        href
+        crate::urls::scoped(&href)
     }
 }
 

@@ -1,4 +1,4 @@
-import { cluster, expect, test } from './support';
+import { BASE, cluster, expect, test } from './support';
 
 test('a node page joins capacity, unhealthy GPUs, replicas and the rejections that name it', async ({ page }, testInfo) => {
   const { nodes, models, explains } = await cluster(testInfo);
@@ -31,7 +31,7 @@ test('a node page joins capacity, unhealthy GPUs, replicas and the rejections th
   await expect(table).toContainText(rejections[0].reason);
   // Each rejection leads to the model's explanation.
   await table.getByRole('link', { name: rejections[0].model }).first().click();
-  await expect(page).toHaveURL(`/models/${encodeURIComponent(rejections[0].model)}/placement`);
+  await expect(page).toHaveURL(`${BASE}/models/${encodeURIComponent(rejections[0].model)}/placement`);
 });
 
 test('a node id with dots opens, and an unknown node says so', async ({ page }, testInfo) => {

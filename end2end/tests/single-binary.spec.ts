@@ -34,7 +34,10 @@ test.afterEach(() => {
 
 test('alone in an empty directory, --demo serves the node table and brotli WASM', async ({ page }, testInfo) => {
   await start(['--demo']);
-  const html = await (await fetch(`${base}/`)).text();
+  // Two demo clusters: the overview of both, then the first one's own.
+  const overview = await (await fetch(`${base}/`)).text();
+  expect(overview.match(/<tr[^>]* data-cluster="/g) ?? []).toHaveLength(2);
+  const html = await (await fetch(`${base}/c/eu/`)).text();
   const node = html.match(/<tr data-node="([^"]+)"/)?.[1];
   expect(node, 'the node table is rendered on the server').toBeTruthy();
 

@@ -23,6 +23,10 @@ function choosePorts(): Ports {
 
 export const PORTS = choosePorts();
 
+/** Where the pages of a console of one cluster (`--admin-api`) live; an
+ * address without it is sent there. */
+export const BASE = '/c/default';
+
 /** Debian's Chromium unless CHROMIUM_PATH names another; Playwright's own otherwise. */
 export function chromiumPath(): string | undefined {
   if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;

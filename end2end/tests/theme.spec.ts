@@ -1,4 +1,4 @@
-import { expect, withJs, open, test, waitForIslands } from './support';
+import { BASE, expect, withJs, open, test, waitForIslands } from './support';
 
 const DARK_BG = 'rgb(13, 18, 24)';
 const LIGHT_BG = 'rgb(247, 248, 250)';
@@ -35,7 +35,7 @@ test('the switch goes auto, dark, light, auto and comes back to the same view', 
     await switcher.click();
     await expect(page.locator('html')).toHaveAttribute('data-theme', word);
     await expect(switcher).toHaveText(`Theme: ${word}`);
-    expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe(view);
+    expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe(`${BASE}${view}`);
     expect(await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe(bg);
     if (withJs(testInfo)) await waitForIslands(page);
   }

@@ -1,5 +1,5 @@
 import type { Request } from '@playwright/test';
-import { cell, cluster, expect, withJs, nodeRow, recordHeartbeats, setNodeStateInSimulator, test, waitForHeartbeats, waitForIslands } from './support';
+import { BASE, cell, cluster, expect, withJs, nodeRow, recordHeartbeats, setNodeStateInSimulator, test, waitForHeartbeats, waitForIslands } from './support';
 
 /** A read of data by the running page: a server function, or the page
  * itself fetched again to patch it (`components::live_document`). */
@@ -19,7 +19,7 @@ test('a still cluster costs an open page no request; a change is pushed to it', 
   const reads: string[] = [];
   page.on('request', (r) => {
     const path = new URL(r.url()).pathname;
-    if (path === '/updates') streams.push(path);
+    if (path === `${BASE}/updates`) streams.push(path);
     if (isRead(r)) reads.push(path);
   });
   await page.goto('/nodes');
@@ -34,7 +34,7 @@ test('a still cluster costs an open page no request; a change is pushed to it', 
   await expect(page.locator('.live-status')).toHaveText('updated just now');
   await setNodeStateInSimulator(testInfo, node, 'cordoned');
   await expect(await cell(nodeRow(page, node), 'State')).toHaveText('cordoned');
-  expect(reads.filter((p) => p === '/nodes').length).toBeGreaterThan(0);
+  expect(reads.filter((p) => p === `${BASE}/nodes`).length).toBeGreaterThan(0);
 });
 
 test('a page reads nothing again on opening its stream when nothing changed since its render', async ({ page }) => {

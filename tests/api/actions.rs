@@ -27,7 +27,7 @@ pub async fn confirmation_token(app: &TestApp, node: &str) -> String {
     assert_eq!(response.status(), 200, "{:?}", response.text().await);
     let location = response.headers()["location"].to_str().expect("ascii");
     assert!(
-        location.starts_with("/weights?confirm=collect"),
+        location.starts_with(&format!("{}/weights?confirm=collect", crate::helpers::BASE)),
         "{location}"
     );
     let url = reqwest::Url::parse(&format!("http://x{location}")).expect("a path");

@@ -9,7 +9,7 @@ use app::admin_api::types::{ExplainView, NodeState, OrphanView, Rejection};
 use app::{format, urls};
 use llmgw_console::simulator::Cluster;
 
-use crate::helpers::TestApp;
+use crate::helpers::{TestApp, scoped};
 use crate::html::Page;
 
 /// A node with nothing to fix: ready, healthy, reporting, no orphans, no
@@ -168,7 +168,7 @@ async fn a_node_short_of_disk_that_holds_orphans_offers_their_collection() {
         shown_
             .page
             .hrefs("li.fix a")
-            .contains(&urls::collect_dialog(Some(NODE), None)),
+            .contains(&scoped(&urls::collect_dialog(Some(NODE), None))),
         "the collection dialog for that node"
     );
     assert!(
@@ -250,7 +250,12 @@ async fn a_node_that_has_not_reported_says_since_when() {
         "{:?}",
         shown_.sentences
     );
-    assert!(shown_.page.hrefs("li.fix a").contains(&urls::node(NODE)));
+    assert!(
+        shown_
+            .page
+            .hrefs("li.fix a")
+            .contains(&scoped(&urls::node(NODE)))
+    );
     assert_only(&shown("heartbeat missing", silent).await, "unreported");
     assert_none(&shown("needs 4 free GPUs, 3 free", |_| {}).await);
 }

@@ -54,6 +54,7 @@ pub fn settings() -> Settings {
     Settings {
         listen: SocketAddr::from(([127, 0, 0, 1], 0)),
         admin_api: None,
+        clusters: Vec::new(),
         // Lists are shared for one period; a short one lets a test see a
         // change made behind the console's back after a second.
         refresh_seconds: 1.0,
@@ -113,6 +114,14 @@ pub struct TestApp {
     pub http: reqwest::Client,
 }
 
+/// Where the one cluster of a console given one admin API lives.
+pub const BASE: &str = "/c/default";
+
+/// `path` (`/nodes`) as a page of that cluster links to it.
+pub fn scoped(path: &str) -> String {
+    format!("{BASE}{path}")
+}
+
 impl TestApp {
     pub async fn spawn() -> Self {
         Self::spawn_with(|_| {}).await
@@ -162,6 +171,16 @@ impl TestApp {
     }
 
     /// The console's audit records, newest first.
+    /// `path` on the console: a page or function of its one cluster
+    /// (`/nodes` is `/c/default/nodes`), unless it names a cluster itself.
+    pub fn url(&self, path: &str) -> String {
+        if path.starts_with("/c/") {
+            format!("{}{path}", self.console)
+        } else {
+            format!("{}{BASE}{path}", self.console)
+        }
+    }
+
     pub fn context_audit(&self) -> Vec<app::server::audit::AuditRecord> {
         self.audit.recent()
     }
@@ -187,7 +206,7 @@ impl TestApp {
 
     pub async fn get(&self, path: &str) -> reqwest::Response {
         self.http
-            .get(format!("{}{path}", self.console))
+            .get(self.url(path))
             .send()
             .await
             .expect("console answers")
@@ -195,7 +214,7 @@ impl TestApp {
 
     /// A GET of `path` with `headers` added.
     pub async fn get_with(&self, path: &str, headers: &[(&str, &str)]) -> reqwest::Response {
-        let mut request = self.http.get(format!("{}{path}", self.console));
+        let mut request = self.http.get(self.url(path));
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
@@ -209,10 +228,7 @@ impl TestApp {
         form: &[(&str, &str)],
         headers: &[(&str, &str)],
     ) -> reqwest::Response {
-        let mut request = self
-            .http
-            .post(format!("{}/api/{name}", self.console))
-            .form(form);
+        let mut request = self.http.post(self.url(&format!("/api/{name}"))).form(form);
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
@@ -244,7 +260,7 @@ impl TestApp {
         form: &[(&str, &str)],
     ) -> reqwest::Response {
         self.http
-            .post(format!("{}/api/{name}", self.console))
+            .post(self.url(&format!("/api/{name}")))
             .header("accept", "text/html")
             .form(form)
             .send()
@@ -256,7 +272,7 @@ impl TestApp {
     /// `fetch`, which is answered with the redirect in headers.
     pub async fn server_fn(&self, name: &str, form: &[(&str, &str)]) -> reqwest::Response {
         self.http
-            .post(format!("{}/api/{name}", self.console))
+            .post(self.url(&format!("/api/{name}")))
             .form(form)
             .send()
             .await
@@ -284,8 +300,9 @@ pub fn http() -> reqwest::Client {
 
 /// The body of `path` on a console, whatever its status.
 pub async fn fetch_page(console: &str, path: &str) -> String {
+    let base = if path.starts_with("/c/") { "" } else { BASE };
     http()
-        .get(format!("{console}{path}"))
+        .get(format!("{console}{base}{path}"))
         .send()
         .await
         .expect("console answers")

@@ -190,7 +190,10 @@ async fn a_link_opens_no_dialog_for_a_node_the_console_does_not_list() {
         .parsed(&urls::node_dialog("/nodes", "cordon", &listed))
         .await;
     assert!(page.has("[role=dialog]"));
-    assert!(page.text(".ctl code").starts_with("llmgw ctl cordon "));
+    assert!(
+        page.text(".ctl code")
+            .starts_with(&format!("llmgw ctl --server {} cordon ", app.admin_api))
+    );
 }
 
 /// Where a form posted without JavaScript was sent back to.

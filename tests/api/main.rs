@@ -10,6 +10,7 @@ mod admin_api_client;
 mod assets;
 mod audit;
 mod bounded_state;
+mod clusters;
 mod command_line;
 mod exposure;
 mod faults;

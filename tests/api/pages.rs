@@ -8,7 +8,7 @@ use app::joins::{drain_preview, group_by_reason, has_error, runs_on};
 use app::table::SortKey;
 use app::urls;
 
-use crate::helpers::TestApp;
+use crate::helpers::{TestApp, scoped};
 use crate::html::Page;
 
 #[tokio::test]
@@ -36,18 +36,18 @@ async fn the_overview_counts_and_links_to_each_list() {
     let links = page.hrefs(".card a");
     assert!(lists.nodes.iter().any(|n| n.state == NodeState::Cordoned));
     assert!(
-        links.contains(&urls::nodes_in_state(&NodeState::Cordoned)),
+        links.contains(&scoped(&urls::nodes_in_state(&NodeState::Cordoned))),
         "{links:?}"
     );
     for status in ModelStatus::ALL {
         assert!(
-            links.contains(&urls::models_with_status(status)),
+            links.contains(&scoped(&urls::models_with_status(status))),
             "{status:?}"
         );
     }
     assert!(with_errors > 0);
     assert_eq!(
-        page.text(".card a[href='/replicas?errors=1']"),
+        page.text(".card a[href='/c/default/replicas?errors=1']"),
         format!("{with_errors} with errors")
     );
 }
@@ -95,7 +95,7 @@ async fn models_show_the_four_statuses_and_where_to_look() {
         match status {
             ModelStatus::NotPlaced => assert_eq!(
                 next_step.and_then(|a| a.value().attr("href")),
-                Some(urls::placement(&model.name).as_str())
+                Some(scoped(&urls::placement(&model.name)).as_str())
             ),
             ModelStatus::Starting => {
                 assert_eq!(next_step.map(crate::html::text).as_deref(), Some("wait"))
@@ -384,7 +384,7 @@ async fn a_drain_dialog_previews_what_moves_and_who_dips() {
     }
     assert_eq!(
         page.text("[role=dialog] .ctl code"),
-        format!("llmgw ctl drain {}", node.id)
+        format!("llmgw ctl --server {} drain {}", app.admin_api, node.id)
     );
 }
 
@@ -416,7 +416,7 @@ async fn the_weights_page_lists_paths_sizes_and_the_total() {
     // link only offers to list what would be deleted...
     let dialog = app.parsed(&urls::collect_dialog(Some(node), None)).await;
     assert!(!dialog.has("input[name=token]"));
-    assert!(dialog.has("[role=dialog] form[action='/api/preview_collect']"));
+    assert!(dialog.has("[role=dialog] form[action='/c/default/api/preview_collect']"));
     // ...and asking for it (a POST) leads to the dialog with one.
     let token = crate::actions::confirmation_token(&app, node).await;
     let dialog = app
@@ -424,7 +424,10 @@ async fn the_weights_page_lists_paths_sizes_and_the_total() {
         .await;
     assert_eq!(
         dialog.text("[role=dialog] .ctl code"),
-        format!("llmgw ctl weights --collect --node {node}")
+        format!(
+            "llmgw ctl --server {} weights --collect --node {node}",
+            app.admin_api
+        )
     );
     assert!(dialog.has("[role=dialog] form input[name=token]"));
 }
@@ -549,7 +552,7 @@ async fn every_destination_is_routed_titled_and_in_the_header() {
             })
             .collect();
         assert!(
-            links.contains(&format!("{} {}", d.path, d.label)),
+            links.contains(&format!("{} {}", scoped(d.path), d.label)),
             "{}: {links:?}",
             d.path
         );

@@ -83,7 +83,7 @@ async fn the_overview_models_and_replicas_are_paged_too() {
     // Figures still count the whole cluster.
     assert!(
         overview
-            .text(".card h2 a[href='/nodes']")
+            .text(".card h2 a[href='/c/default/nodes']")
             .starts_with(&NODES.to_string())
     );
 

@@ -9,7 +9,11 @@ use crate::helpers::free_port;
 /// A running `llmgw-console`, stopped when dropped.
 pub struct Process {
     child: Child,
+    /// Of a console: where its first cluster's pages are (`/c/default`, or
+    /// `/c/eu` with `--demo`); of a simulator: the admin API.
     pub url: String,
+    /// The console or simulator itself.
+    pub root: String,
     /// Where its stderr goes: a file, so that a long run never blocks on a
     /// full pipe.
     log: std::path::PathBuf,
@@ -19,9 +23,15 @@ impl Process {
     /// Starts the console with `args` on a free port and waits until it
     /// answers `/healthz`.
     pub async fn start(args: &[&str]) -> Self {
-        let process = Self::spawn(args);
+        let mut process = Self::spawn(args);
+        let first = if args.contains(&"--demo") {
+            "/c/eu"
+        } else {
+            crate::helpers::BASE
+        };
+        process.url = format!("{}{first}", process.root);
         let http = crate::helpers::http();
-        let healthz = format!("{}/healthz", process.url);
+        let healthz = format!("{}/healthz", process.root);
         process
             .wait_until(async || {
                 http.get(&healthz)
@@ -65,6 +75,7 @@ impl Process {
         Self {
             child,
             url: format!("http://{listen}"),
+            root: format!("http://{listen}"),
             log,
         }
     }

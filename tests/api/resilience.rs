@@ -4,7 +4,9 @@ use std::net::SocketAddr;
 
 use llmgw_console::simulator::Simulator;
 
-use crate::helpers::{ScriptedUpstream, TestApp, fetch_page, http, spawn_console, spawn_simulator};
+use crate::helpers::{
+    BASE, ScriptedUpstream, TestApp, fetch_page, http, spawn_console, spawn_simulator,
+};
 use crate::html::Page;
 
 /// The error panel's text on `path` of `console`.
@@ -16,7 +18,7 @@ async fn error_panel(console: &str, path: &str) -> String {
 async fn an_unreachable_admin_api_gives_a_whole_page_naming_the_address() {
     let console = spawn_console("127.0.0.1:1").await;
     let response = http()
-        .get(format!("{console}/nodes"))
+        .get(format!("{console}{BASE}/nodes"))
         .send()
         .await
         .expect("answers");
@@ -124,7 +126,7 @@ async fn the_operator_named_by_the_proxy_is_sent_as_the_actor_of_a_change() {
     );
     // Reads are shared by every viewer, so they go as the console itself.
     http()
-        .get(format!("{console}/nodes"))
+        .get(format!("{console}{BASE}/nodes"))
         .header("x-forwarded-user", "ana@ops")
         .send()
         .await

@@ -12,7 +12,7 @@ async fn viewers(console: &str, path: &str, n: usize) {
     let client = http();
     let loads = (0..n).map(|_| {
         let client = client.clone();
-        let url = format!("{console}{path}");
+        let url = format!("{console}{}{path}", crate::helpers::BASE);
         async move {
             let r = client.get(url).send().await.expect("answers");
             assert_eq!(r.status(), 200);

@@ -86,7 +86,7 @@ async fn every_page_is_rendered_in_the_viewers_theme() {
                 format!("Theme: {word}"),
                 "{path}"
             );
-            let back = urlencode(path);
+            let back = urlencode(&crate::helpers::scoped(path));
             assert!(
                 page.hrefs("header a.theme")[0].ends_with(&format!("?back={back}")),
                 "{path}: {:?}",

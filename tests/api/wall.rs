@@ -112,7 +112,7 @@ async fn the_setup_page_builds_the_link() {
         .await;
     assert_eq!(
         page.hrefs("a.wall-link"),
-        ["/wall?panels=models,trends&cycle=20"]
+        ["/c/default/wall?panels=models,trends&cycle=20"]
     );
     let checked: Vec<&str> = page
         .all("input[type=checkbox][checked]")

@@ -18,7 +18,7 @@ pub fn ReviewButton(node: String, label: String, danger: bool) -> impl IntoView 
         format!("Collect on {node}")
     };
     view! {
-        <form method="post" action=PreviewCollect::PATH class="inline">
+        <form method="post" action=crate::urls::scoped(PreviewCollect::PATH) class="inline">
             <input type="hidden" name="node" value=node />
             <button type="submit" class:danger=danger aria-label=name>{label}</button>
         </form>

@@ -13,9 +13,12 @@ pub fn ConfirmDialog(
     cancel_href: String,
     children: Children,
 ) -> impl IntoView {
+    // Every dialog says which cluster it acts on, in the cluster's colour.
+    let cluster = crate::ui_settings::UiSettings::current().cluster;
     view! {
         <div class="dialog-backdrop">
             <section class="dialog" role="dialog" aria-modal="true" aria-labelledby="dialog-title">
+                {cluster.map(|c| view! { <p class="dialog-cluster"><super::ClusterBadge tag=c /></p> })}
                 <h2 id="dialog-title">{title}</h2>
                 {children()}
                 <p class="dialog-cancel">

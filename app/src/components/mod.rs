@@ -1,6 +1,7 @@
 //! Widgets shared by the pages.
 
 pub mod badges;
+pub mod cluster_switch;
 pub mod collect_review;
 pub mod copy_button;
 pub mod data_table;
@@ -15,6 +16,7 @@ pub mod shortcuts;
 pub mod table_controls;
 
 pub use badges::{StateBadge, StatusBadge};
+pub use cluster_switch::{AlsoIn, ClusterBadge, ClusterSwitch};
 pub use collect_review::ReviewButton;
 pub use copy_button::{CopyButton, CopyLinkButton};
 pub use data_table::{DataTable, PagedTable};

@@ -54,7 +54,7 @@ pub fn NodeActions(node: NodeView) -> impl IntoView {
 #[component]
 pub fn UncordonButton(node: String) -> impl IntoView {
     view! {
-        <form method="post" action=SetNodeState::PATH class="inline">
+        <form method="post" action=urls::scoped(SetNodeState::PATH) class="inline">
             <input type="hidden" name="node" value=node.clone() />
             <input type="hidden" name="state" value="ready" />
             <input type="hidden" name="back" value=urls::here() />
@@ -133,8 +133,8 @@ fn NodeActionDialogFor(state: TargetState, node: String, report: DrainPreview) -
         <ConfirmDialog title=format!("{verb} {node}?") cancel_href=back.clone()>
             <p>{explanation}</p>
             {(state == TargetState::Draining).then(|| view! { <DrainPreviewView report /> })}
-            <CtlCommand command=format::ctl_command(&[ctl, &node]) />
-            <form method="post" action=SetNodeState::PATH class="confirm-form">
+            <CtlCommand command=format::ctl_command_on(&crate::ui_settings::UiSettings::current().admin_api, &[ctl, &node]) />
+            <form method="post" action=urls::scoped(SetNodeState::PATH) class="confirm-form">
                 <input type="hidden" name="node" value=node.clone() />
                 <input type="hidden" name="state" value=state.as_str() />
                 <input type="hidden" name="confirm" value="yes" />

@@ -15,6 +15,6 @@ pub fn NotFound() -> impl IntoView {
     view! {
         <Title text="Not found" />
         <h1>"Not found"</h1>
-        <p>"There is no page at this address. " <a href="/nodes">"Go to the nodes."</a></p>
+        <p>"There is no page at this address. " <a href=crate::urls::scoped("/nodes")>"Go to the nodes."</a></p>
     }
 }

@@ -146,7 +146,7 @@ mod browser {
                 }
                 Command::Escape => escape(&|to: &str| navigate(to, ())),
                 Command::FocusFilter => focus_filter(),
-                Command::GoTo(path) => go_to(path),
+                Command::GoTo(path) => go_to(&crate::urls::scoped(path)),
                 Command::NextRow => move_row(&row, 1),
                 Command::PreviousRow => move_row(&row, -1),
                 Command::OpenRow => open_row(&row),

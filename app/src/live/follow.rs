@@ -80,7 +80,7 @@ fn page_is_visible() -> bool {
 
 fn open(feed: &Shared) {
     shut(feed);
-    let Ok(source) = EventSource::new(PATH) else {
+    let Ok(source) = EventSource::new(&crate::urls::scoped(PATH)) else {
         return;
     };
     let on_message = {

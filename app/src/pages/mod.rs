@@ -1,6 +1,7 @@
 //! One file per page.
 
 pub mod audit;
+pub mod fleet;
 pub mod models;
 pub mod node;
 pub mod nodes;
@@ -12,6 +13,7 @@ pub mod wall_setup;
 pub mod weights;
 
 pub use audit::AuditPage;
+pub use fleet::FleetPage;
 pub use models::ModelsPage;
 pub use node::NodePage;
 pub use nodes::NodesPage;

@@ -28,7 +28,7 @@ pub fn NodePage() -> impl IntoView {
     // then panics), so it is the text itself.
     view! {
         <Title text=id.get_untracked() />
-        <p class="crumbs"><a href="/nodes">"Nodes"</a> " / "</p>
+        <p class="crumbs"><a href=urls::scoped("/nodes")>"Nodes"</a> " / "</p>
         <h1 class="id">{move || id.get()}</h1>
         <ReceiptBanner />
         <NodeActionDialog />
@@ -45,12 +45,15 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
         return view! {
             <p class="empty">
                 {format!("The control plane does not list a node called {id}. ")}
-                <a href="/nodes">"See every node."</a>
+                <a href=urls::scoped("/nodes")>"See every node."</a>
             </p>
         }
         .into_any();
     };
     let unhealthy = node.unhealthy.clone();
+    let also_in = view! {
+        <crate::components::AlsoIn tags=report.also_in path=format!("/nodes/{}", urls::encode_component(&id)) />
+    };
     let around = report.around;
     let q = query.get();
     let total = report.replicas.len() + report.rejections.len();
@@ -77,6 +80,7 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
     let gathering = report.gathering;
     let complete = unexplained.is_empty() && gathering.is_none();
     view! {
+        {also_in}
         <section class="facts">
             <dl>
                 <dt>"State"</dt>

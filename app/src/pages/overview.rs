@@ -30,7 +30,7 @@ fn render_overview(report: OverviewReport, query: Memo<TableQuery>) -> impl Into
     view! {
         <div class="cards">
             <section class="card">
-                <h2><a href="/nodes">{format::count(o.nodes, "node", "nodes")}</a></h2>
+                <h2><a href=urls::scoped("/nodes")>{format::count(o.nodes, "node", "nodes")}</a></h2>
                 <ul>
                     {o.nodes_by_state
                         .iter()
@@ -47,15 +47,15 @@ fn render_overview(report: OverviewReport, query: Memo<TableQuery>) -> impl Into
                 </ul>
             </section>
             <section class="card">
-                <h2><a href="/nodes?sort=gpus&desc=1">{format!("{} of {} GPUs free", o.gpu_free, o.gpu_total)}</a></h2>
+                <h2><a href=urls::scoped("/nodes?sort=gpus&desc=1")>{format!("{} of {} GPUs free", o.gpu_free, o.gpu_total)}</a></h2>
                 <p>
-                    <a href="/nodes?unhealthy=1" class:warn={o.unhealthy_gpus > 0}>
+                    <a href=urls::scoped("/nodes?unhealthy=1") class:warn={o.unhealthy_gpus > 0}>
                         {format!("{} unhealthy, on {}", o.unhealthy_gpus, format::count(o.nodes_with_unhealthy, "node", "nodes"))}
                     </a>
                 </p>
             </section>
             <section class="card">
-                <h2><a href="/models">{format::count(o.models, "model", "models")}</a></h2>
+                <h2><a href=urls::scoped("/models")>{format::count(o.models, "model", "models")}</a></h2>
                 <ul>
                     {ModelStatus::ALL
                         .into_iter()
@@ -73,17 +73,17 @@ fn render_overview(report: OverviewReport, query: Memo<TableQuery>) -> impl Into
                 </ul>
             </section>
             <section class="card">
-                <h2><a href="/replicas">{format::count(o.replicas, "replica", "replicas")}</a></h2>
+                <h2><a href=urls::scoped("/replicas")>{format::count(o.replicas, "replica", "replicas")}</a></h2>
                 <p>
-                    <a href="/replicas?errors=1" class:warn={o.replicas_with_errors > 0}>
+                    <a href=urls::scoped("/replicas?errors=1") class:warn={o.replicas_with_errors > 0}>
                         {format!("{} with errors", o.replicas_with_errors)}
                     </a>
                 </p>
             </section>
             <section class="card">
-                <h2><a href="/weights">{format!("{} reclaimable", file_size(o.reclaimable_bytes))}</a></h2>
+                <h2><a href=urls::scoped("/weights")>{format!("{} reclaimable", file_size(o.reclaimable_bytes))}</a></h2>
                 <p>
-                    <a href="/weights">
+                    <a href=urls::scoped("/weights")>
                         {format!("{} on {}", format::count(o.orphan_files, "orphaned file", "orphaned files"), format::count(o.orphan_nodes, "node", "nodes"))}
                     </a>
                 </p>

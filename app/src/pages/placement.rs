@@ -80,7 +80,7 @@ fn Placement(name: String) -> impl IntoView {
     let query = use_table_query();
     view! {
         <Title text=format!("{name}: placement") />
-        <p class="crumbs"><a href="/models">"Models"</a> " / "</p>
+        <p class="crumbs"><a href=urls::scoped("/models")>"Models"</a> " / "</p>
         <h1 class="id">{name.clone()}</h1>
         <ReceiptBanner />
         <Live resource=report render={move |report| view! { <Report report query /> }} />
@@ -107,7 +107,14 @@ fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
     let around = report.around.clone();
     let outlook = Outlook::of(&report.explain.rejections, &report.around.index());
     let name = report.explain.model.clone();
+    let also_in = view! {
+        <crate::components::AlsoIn
+            tags=report.also_in.clone()
+            path=format!("/models/{}/placement", urls::encode_component(&name))
+        />
+    };
     view! {
+        {also_in}
         <section class="situation" data-situation=format!("{situation:?}")>
             <p class="verdict" class:bad={situation == Situation::NotPlaced}>{situation.sentence()}</p>
             {match &report.model {

@@ -9,10 +9,11 @@ use leptos::tachys::html::attribute::custom::custom_attribute;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
+use crate::components::ClusterBadge;
 use crate::format::{self, file_size};
 use crate::live::Live;
 use crate::live::markup::WALL_SHOWN_ATTR;
-use crate::server_fns::wall::read_wall;
+use crate::server_fns::wall::{ClusterWall, read_wall, read_walls};
 use crate::ui_settings::UiSettings;
 use crate::wall::{Panel, Sample, WallLayout, WallView};
 
@@ -30,27 +31,51 @@ fn layout_from_query() -> Memo<WallLayout> {
 #[component]
 pub fn WallPage() -> impl IntoView {
     let layout = layout_from_query();
-    let data = Resource::new(|| (), |_| read_wall());
-    let admin_api = UiSettings::current().admin_api;
+    let ui = UiSettings::current();
+    // `/wall?clusters=eu,us`: several clusters side by side.
+    let several = use_query_map()
+        .with_untracked(|q| q.get("clusters"))
+        .filter(|_| ui.cluster.is_none());
+    let body = match several {
+        Some(clusters) => {
+            let data = Resource::new(move || clusters.clone(), read_walls);
+            view! {
+                <header class="wall-head">
+                    <Clock />
+                </header>
+                <Live
+                    resource=data
+                    render={move |walls: Vec<ClusterWall>| {
+                        let layout = layout.get_untracked();
+                        view! { <ClusterColumns walls layout /> }
+                    }}
+                />
+            }
+            .into_any()
+        }
+        None => {
+            let data = Resource::new(|| (), |_| read_wall());
+            view! {
+                <header class="wall-head">
+                    {ui.cluster.clone().map(|c| view! { <ClusterBadge tag=c /> })}
+                    <span class="wall-cluster">{ui.admin_api.clone()}</span>
+                    <Clock />
+                </header>
+                <Live
+                    resource=data
+                    render={move |view: WallView| {
+                        let layout = layout.get_untracked();
+                        view! { <Panels view layout /> }
+                    }}
+                />
+            }
+            .into_any()
+        }
+    };
     view! {
         <Title text="Wall" />
         // The panel on screen is the `PanelTurns` island's to say.
-        {view! {
-        <div class="wall">
-            <header class="wall-head">
-                <span class="wall-cluster">{admin_api}</span>
-                <Clock />
-            </header>
-            <Live
-                resource=data
-                render=move |view: WallView| {
-                    let layout = layout.get_untracked();
-                    view! { <Panels view layout /> }
-                }
-            />
-        </div>
-        }
-            .add_any_attr(custom_attribute(WALL_SHOWN_ATTR, "0"))}
+        {view! { <div class="wall">{body}</div> }.add_any_attr(custom_attribute(WALL_SHOWN_ATTR, "0"))}
         {
             let l = layout.get_untracked();
             view! { <PanelTurns count=l.panels.len() cycle_seconds=l.cycle_seconds /> }
@@ -123,6 +148,34 @@ fn clock_text() -> String {
 fn time_of_day(secs: i64) -> String {
     let s = secs.rem_euclid(86_400);
     format!("{:02}:{:02}:{:02}", s / 3600, (s % 3600) / 60, s % 60)
+}
+
+/// One column per cluster, each headed by its cluster; a cluster that
+/// fails keeps its last panels, marked stale, and the others are as they
+/// are.
+#[component]
+fn ClusterColumns(walls: Vec<ClusterWall>, layout: WallLayout) -> impl IntoView {
+    let count = walls.len();
+    view! {
+        <div class="wall-clusters" data-count=count>
+            {walls
+                .into_iter()
+                .map(|w| {
+                    let layout = layout.clone();
+                    view! {
+                        <section class="wall-column" class:stale=w.error.is_some() data-cluster=w.tag.id.clone()>
+                            <h2 class="wall-column-head"><ClusterBadge tag=w.tag.clone() /></h2>
+                            {w.error.clone().map(|e| view! { <p class="stale-note">{format!("Not current: {e}")}</p> })}
+                            {match w.view {
+                                Some(view) => view! { <Panels view layout /> }.into_any(),
+                                None => view! { <p class="big">"—"</p> }.into_any(),
+                            }}
+                        </section>
+                    }
+                })
+                .collect_view()}
+        </div>
+    }
 }
 
 #[component]

@@ -17,9 +17,44 @@ pub fn WallSetupPage() -> impl IntoView {
             WallLayout::from_query(panels.as_deref(), q.get("cycle").as_deref())
         })
     });
+    let ui = crate::ui_settings::UiSettings::current();
+    let current = ui.cluster.clone().map(|c| c.id).unwrap_or_default();
+    let clusters = ui.clusters.clone();
+    // The clusters the wall shows: this page's own unless others are
+    // ticked; several make a wall of several, side by side.
+    let chosen = Memo::new(move |_| query.with(|q| q.get_all("cluster").unwrap_or_default()));
     move || {
         let layout = layout.get();
-        let href = layout.href();
+        let mut chosen = chosen.get();
+        if chosen.is_empty() {
+            chosen.push(current.clone());
+        }
+        let href = if chosen.len() > 1 || chosen[0] != current {
+            let own = layout.href();
+            let layout_query = own.split_once('?').map(|(_, q)| q).unwrap_or_default();
+            format!("/wall?clusters={}&{layout_query}", chosen.join(","))
+        } else {
+            layout.href()
+        };
+        let choice = (clusters.len() > 1).then(|| {
+            view! {
+                <fieldset>
+                    <legend>"Clusters"</legend>
+                    {clusters
+                        .iter()
+                        .map(|c| {
+                            let checked = chosen.contains(&c.id);
+                            view! {
+                                <label>
+                                    <input type="checkbox" name="cluster" value=c.id.clone() checked=checked />
+                                    " " {c.label.clone()}
+                                </label>
+                            }
+                        })
+                        .collect_view()}
+                </fieldset>
+            }
+        });
         let cycle = layout
             .cycle_seconds
             .map(|c| c.to_string())
@@ -32,7 +67,7 @@ pub fn WallSetupPage() -> impl IntoView {
                 "shows; the link below is the whole set-up, so a kiosk browser opens it and "
                 "keeps it for days. It survives reloads, admin API outages and console upgrades."
             </p>
-            <form class="wall-setup" method="get" action="/wall/setup">
+            <form class="wall-setup" method="get" action=crate::urls::scoped("/wall/setup")>
                 <fieldset>
                     <legend>"Panels"</legend>
                     {Panel::ALL
@@ -48,6 +83,7 @@ pub fn WallSetupPage() -> impl IntoView {
                         })
                         .collect_view()}
                 </fieldset>
+                {choice}
                 <fieldset>
                     <legend>"Taking turns"</legend>
                     <label>

@@ -63,7 +63,7 @@ fn CollectConfirm(node: String, token: String) -> impl IntoView {
     };
     if token.is_empty() {
         return view! {
-            <ConfirmDialog title cancel_href="/weights".to_string()>
+            <ConfirmDialog title cancel_href=crate::urls::scoped("/weights")>
                 <p>"The console lists exactly what would be deleted, and you confirm that list."</p>
                 <ReviewButton node label="List what would be deleted".to_string() danger=false />
             </ConfirmDialog>
@@ -75,7 +75,7 @@ fn CollectConfirm(node: String, token: String) -> impl IntoView {
         Resource::new(|| (), move |_| review_collect(node.clone(), token.clone()))
     };
     view! {
-        <ConfirmDialog title cancel_href="/weights".to_string()>
+        <ConfirmDialog title cancel_href=crate::urls::scoped("/weights")>
             <Suspense fallback=|| view! { <p class="loading">"Listing exactly what would be asked for…"</p> }>
                 {move || {
                     let node = node.clone();
@@ -103,10 +103,11 @@ fn CollectPreviewView(preview: CollectPreview) -> impl IntoView {
     if preview.files == 0 {
         return view! { <p class="empty">"Nothing to reclaim here."</p> }.into_any();
     }
+    let server = crate::ui_settings::UiSettings::current().admin_api;
     let ctl = if preview.scope.is_empty() {
-        format::ctl_command(&["weights", "--collect"])
+        format::ctl_command_on(&server, &["weights", "--collect"])
     } else {
-        format::ctl_command(&["weights", "--collect", "--node", &preview.scope])
+        format::ctl_command_on(&server, &["weights", "--collect", "--node", &preview.scope])
     };
     view! {
         <p>
@@ -136,10 +137,10 @@ fn CollectPreviewView(preview: CollectPreview) -> impl IntoView {
         <p class="muted">
             {format!("This confirmation is for exactly this list and expires in {} s.", preview.expires_in_seconds)}
         </p>
-        <form method="post" action=CollectWeights::PATH class="confirm-form">
+        <form method="post" action=crate::urls::scoped(CollectWeights::PATH) class="confirm-form">
             <input type="hidden" name="node" value=preview.scope.clone() />
             <input type="hidden" name="token" value=preview.token.clone() />
-            <input type="hidden" name="back" value="/weights" />
+            <input type="hidden" name="back" value=crate::urls::scoped("/weights") />
             <button type="submit" class="danger">
                 {format!("Delete {} ({})", format::count(preview.files, "file", "files"), file_size(preview.bytes))}
             </button>

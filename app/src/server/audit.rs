@@ -329,6 +329,7 @@ pub fn blank_record(action: &str) -> AuditRecord {
     AuditRecord {
         attempt: 0,
         time: rfc3339(unix_now()),
+        cluster: None,
         actor: String::new(),
         user: None,
         peer: None,

@@ -77,6 +77,14 @@ impl Confirmations {
         self.ttl
     }
 
+    /// The same confirmations, for the cluster `id` only.
+    pub fn scoped(&self, id: &str) -> Self {
+        Self {
+            signer: self.signer.scoped(id),
+            ttl: self.ttl,
+        }
+    }
+
     /// Signs a confirmation for collecting `paths` within `scope` (a node
     /// id, or empty for every node); `now` in Unix seconds.
     pub fn issue(&self, scope: &str, paths: &PathSet, now: u64) -> Result<String, ConsoleError> {

@@ -11,22 +11,25 @@ use leptos::prelude::use_context;
 
 use super::Confirmations;
 use super::audit::{AuditLog, Draft, blank_record};
+use super::clusters::{Cluster, Clusters, InCluster};
 use super::signing::Signer;
 use super::snapshots::Snapshots;
-use super::wall_feed::WallFeed;
-use crate::admin_api::{
-    Actor, AdminApiClient, ChangeAuthorized, ChangePermitted, ChangePolicy, Identity,
-};
+use crate::admin_api::{Actor, ChangeAuthorized, ChangePermitted, ChangePolicy, Identity};
 use crate::audit_record::Outcome;
+use crate::cluster_tag::ClusterTag;
 use crate::error::ConsoleError;
-use crate::live::change_feed::{Beat, ChangeFeed, Sources};
+use crate::live::change_feed::{Beat, Sources};
 use crate::ui_settings::UiSettings;
+use crate::urls::ClusterBase;
 
 #[derive(Clone, Debug)]
 pub struct ConsoleContext {
-    pub admin_api: Arc<AdminApiClient>,
-    /// The lists every page reads, polled once for every viewer.
-    pub snapshots: Arc<Snapshots>,
+    /// Every cluster this console shows.
+    pub clusters: Arc<Clusters>,
+    /// The cluster the request is about: what its address names, else the
+    /// first. Its admin API, lists, wall and change feed are the only ones
+    /// the request's functions reach.
+    pub cluster: Arc<Cluster>,
     pub ui: UiSettings,
     /// The header an authenticating proxy in front of the console sets to the
     /// operator's name.
@@ -36,32 +39,80 @@ pub struct ConsoleContext {
     pub trusted_proxies: Vec<IpNet>,
     /// Refuse changes that come without a user.
     pub require_user: bool,
-    /// Signs what the browser carries back: confirmations and receipts.
+    /// Signs what the browser carries back: confirmations and receipts;
+    /// for a request, signing for its cluster only.
     pub signer: Signer,
     /// Confirmations for collecting orphaned weights, signed by `signer`.
     pub confirmations: Confirmations,
+    /// One audit for every cluster; each record names its cluster.
     pub audit: Arc<AuditLog>,
-    /// The wall screen's figures and trends, shared by every wall.
-    pub wall: Arc<WallFeed>,
-    /// Tells every open page when the lists move.
-    pub changes: Arc<ChangeFeed>,
 }
 
 impl ConsoleContext {
     /// The context of the request being served.
     pub fn current() -> Result<Self, ConsoleError> {
-        use_context::<Self>().ok_or_else(|| {
+        let cx = use_context::<Self>().ok_or_else(|| {
             ConsoleError::Internal("the console's request context is missing".into())
+        })?;
+        // The router provides the context already about the request's
+        // cluster; should it ever be provided before the request is, the
+        // request's own address still decides.
+        let scope = use_context::<Parts>().and_then(|p| p.extensions.get::<InCluster>().cloned());
+        let agrees = match (&scope, &cx.ui.cluster) {
+            (Some(s), Some(c)) => s.0.tag.id == c.id,
+            (None, None) => true,
+            _ => false,
+        };
+        Ok(if agrees {
+            cx
+        } else {
+            cx.for_request(scope.as_ref())
         })
     }
 
-    /// A new listener to the change feed.
+    /// The context of a request about `scope` (the cluster its address
+    /// names), or about no one cluster. Everything a request can reach
+    /// is its cluster's, and what it signs is valid for that cluster
+    /// alone: a function added tomorrow gets both without a line of its
+    /// own.
+    pub fn for_request(&self, scope: Option<&InCluster>) -> Self {
+        let cluster = scope.map_or_else(|| self.clusters.first().clone(), |s| s.0.clone());
+        let mut cx = self.clone();
+        cx.signer = self.signer.scoped(&cluster.tag.id);
+        cx.confirmations = self.confirmations.scoped(&cluster.tag.id);
+        cx.ui.read_only = self.ui.read_only || cluster.read_only;
+        cx.ui.admin_api = cluster.admin_api.address().to_string();
+        cx.ui.cluster = scope.map(|s| s.0.tag.clone());
+        cx.cluster = cluster;
+        cx
+    }
+
+    /// The other clusters where `has` finds the object a page is about, in
+    /// what they last listed (nothing is asked for it): a node or model
+    /// page offers the same name elsewhere only where it exists.
+    pub fn elsewhere(&self, has: impl Fn(&Snapshots) -> bool) -> Vec<ClusterTag> {
+        self.clusters
+            .iter()
+            .filter(|c| c.tag.id != self.cluster.tag.id && has(&c.snapshots))
+            .map(|c| c.tag.clone())
+            .collect()
+    }
+
+    /// Where the request's links start: its cluster's addresses, or none.
+    pub fn cluster_base(&self) -> ClusterBase {
+        ClusterBase(
+            self.ui
+                .cluster
+                .as_ref()
+                .map(|c| c.base())
+                .unwrap_or_default()
+                .into(),
+        )
+    }
+
+    /// A new listener to the cluster's change feed.
     pub fn listen_for_changes(&self) -> tokio::sync::watch::Receiver<Beat> {
-        self.changes.listen(|| Sources {
-            lists: self.snapshots.clone(),
-            wall: self.wall.clone(),
-            audit: self.audit.clone(),
-        })
+        listen_to(&self.cluster, &self.audit)
     }
 
     /// Who is behind the current request.
@@ -102,6 +153,7 @@ impl ConsoleContext {
             // from elsewhere is still recorded, under what is known.
             let mut record = blank_record("unlisted change");
             record.actor = permitted.actor().to_string();
+            record.cluster = Some(self.cluster.tag.id.clone());
             Draft::open(record)
         });
         let written = draft.sending(&self.audit)?;
@@ -134,6 +186,16 @@ impl ConsoleContext {
             draft.outcome(outcome, reason);
         }
     }
+}
+
+/// A new listener to `cluster`'s change feed; its poller starts with the
+/// first one.
+pub fn listen_to(cluster: &Cluster, audit: &Arc<AuditLog>) -> tokio::sync::watch::Receiver<Beat> {
+    cluster.changes.listen(|| Sources {
+        lists: cluster.snapshots.clone(),
+        wall: cluster.wall.clone(),
+        audit: audit.clone(),
+    })
 }
 
 /// The user named by `header` when the request came from a trusted peer,

@@ -83,14 +83,14 @@ pub struct ReturnPath(String);
 impl ReturnPath {
     /// `back` from a form, checked before the action runs: control
     /// characters are refused; anything that is not plainly a path on this
-    /// console becomes `fallback`.
+    /// console becomes `fallback`, a page of the request's cluster.
     pub fn from_form(back: Option<&str>, fallback: &str) -> Result<Self, ConsoleError> {
         if back.is_some_and(|b| b.chars().any(char::is_control)) {
             return Err(ConsoleError::BadRequest(
                 "the address to return to contains control characters".into(),
             ));
         }
-        Ok(Self(urls::local_return_path(back, fallback)))
+        Ok(Self(urls::local_return_path(back, &urls::scoped(fallback))))
     }
 
     pub fn as_str(&self) -> &str {

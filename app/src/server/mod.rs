@@ -6,6 +6,7 @@
 
 pub mod attempts;
 pub mod audit;
+pub mod clusters;
 pub mod confirmations;
 pub mod context;
 pub mod csp;

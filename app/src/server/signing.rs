@@ -21,6 +21,9 @@ pub const MIN_KEY_BYTES: usize = 32;
 #[derive(Clone)]
 pub struct Signer {
     key: std::sync::Arc<[u8]>,
+    /// The cluster what is signed is about: part of every signature, so
+    /// that a confirmation or receipt of one cluster is nothing on another.
+    scope: std::sync::Arc<str>,
 }
 
 impl std::fmt::Debug for Signer {
@@ -37,7 +40,19 @@ impl Signer {
                 key.len()
             ));
         }
-        Ok(Self { key: key.into() })
+        Ok(Self {
+            key: key.into(),
+            scope: "".into(),
+        })
+    }
+
+    /// The same key, signing for (and believing only what was signed for)
+    /// the cluster `id`.
+    pub fn scoped(&self, id: &str) -> Self {
+        Self {
+            key: self.key.clone(),
+            scope: id.into(),
+        }
     }
 
     /// A key for this process alone: what it signs is not believed by any
@@ -54,6 +69,8 @@ impl Signer {
             .unwrap_or_else(|_| unreachable!("HMAC accepts every key length"));
         // The purpose is part of what is signed, so a receipt can never be
         // passed off as a confirmation.
+        mac.update(self.scope.as_bytes());
+        mac.update(&[0]);
         mac.update(purpose.as_bytes());
         mac.update(&[0]);
         mac.update(payload);
@@ -115,5 +132,18 @@ mod tests {
         );
         assert_eq!(a.verify::<(String, i32)>("receipt", payload), None);
         assert!(Signer::new(&[1; 31]).is_err());
+    }
+
+    #[test]
+    fn what_one_cluster_signed_is_nothing_on_another() {
+        let key = Signer::new(&[7; 32]).expect("key");
+        let eu = key.scoped("eu");
+        let token = eu.sign("receipt", &("drain", 3)).expect("signed");
+        assert!(eu.verify::<(String, i32)>("receipt", &token).is_some());
+        assert_eq!(
+            key.scoped("us").verify::<(String, i32)>("receipt", &token),
+            None
+        );
+        assert_eq!(key.verify::<(String, i32)>("receipt", &token), None);
     }
 }

@@ -80,6 +80,14 @@ impl<T: Substance> Snapshot<T> {
 }
 
 impl<T> Snapshot<T> {
+    /// The last answer however old, and its age, without asking for a
+    /// new one: for a page that shows many clusters and waits for none.
+    pub(crate) fn last_known(&self) -> Option<(Answer<T>, Duration)> {
+        let last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        last.as_ref()
+            .map(|kept| (kept.answer.clone(), kept.at.elapsed()))
+    }
+
     fn fresh(&self, keep: &impl Fn(&Kept<T>) -> bool) -> Option<Answer<T>> {
         let last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
         last.as_ref()
@@ -278,6 +286,16 @@ impl Snapshots {
     /// How long an answer is shared.
     pub fn period(&self) -> Duration {
         self.period
+    }
+
+    /// The nodes as last listed, however long ago; asks nothing.
+    pub fn known_nodes(&self) -> Option<Arc<Vec<NodeView>>> {
+        self.nodes.last_known().and_then(|(answer, _)| answer.ok())
+    }
+
+    /// The catalog as last listed, however long ago; asks nothing.
+    pub fn known_models(&self) -> Option<Arc<Vec<ModelView>>> {
+        self.models.last_known().and_then(|(answer, _)| answer.ok())
     }
 
     pub async fn nodes(&self) -> Answer<Vec<NodeView>> {

@@ -2,8 +2,8 @@
 //! shared lists, whatever the number of walls, and sampled into the trends.
 
 use std::collections::HashMap;
-use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::history::History;
 use super::snapshots::{Snapshot, Snapshots};
@@ -14,6 +14,9 @@ use crate::wall::{WallView, wall_view};
 #[derive(Default)]
 pub struct WallFeed {
     view: Snapshot<WallView>,
+    /// The last view that could be made: what a wall of several clusters
+    /// keeps showing, marked stale, while one of them fails.
+    last_good: Mutex<Option<Arc<WallView>>>,
     history: History,
     build: String,
 }
@@ -36,9 +39,34 @@ impl WallFeed {
         }
     }
 
+    /// The last view however old and its age, or why it could not be
+    /// made; asks nothing.
+    pub fn last_known(&self) -> Option<(Result<Arc<WallView>, AdminApiError>, Duration)> {
+        self.view.last_known()
+    }
+
+    /// The last view that could be made, however old; asks nothing.
+    pub fn last_good(&self) -> Option<Arc<WallView>> {
+        self.last_good
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
     /// What a page is shown: the view, worked out again if it is a period
     /// old.
     pub async fn current(&self, lists: &Snapshots) -> Result<Arc<WallView>, AdminApiError> {
+        let view = self.made(lists).await;
+        if let Ok(good) = &view {
+            *self
+                .last_good
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Some(good.clone());
+        }
+        view
+    }
+
+    async fn made(&self, lists: &Snapshots) -> Result<Arc<WallView>, AdminApiError> {
         self.view
             .get(lists.period(), async || {
                 let (nodes, models, replicas, orphans) = tokio::join!(

@@ -51,17 +51,17 @@ mod ssr {
 
     pub async fn list_models(query: String) -> Result<TablePage<ModelView>, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        Ok(TableQuery::parse(&query).page_of(&cx.snapshots.models().await?))
+        Ok(TableQuery::parse(&query).page_of(&cx.cluster.snapshots.models().await?))
     }
 
     pub async fn list_replicas(query: String) -> Result<TablePage<ReplicaView>, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        Ok(TableQuery::parse(&query).page_of(&cx.snapshots.replicas().await?))
+        Ok(TableQuery::parse(&query).page_of(&cx.cluster.snapshots.replicas().await?))
     }
 
     pub async fn cluster_overview(query: String) -> Result<OverviewReport, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        let lists = &cx.snapshots;
+        let lists = &cx.cluster.snapshots;
         let (nodes, models, replicas, orphans) = tokio::join!(
             lists.nodes(),
             lists.models(),

@@ -6,6 +6,7 @@
 
 pub mod audit;
 pub mod cluster;
+pub mod fleet;
 pub mod nodes;
 pub mod placement;
 pub mod receipts;
@@ -15,7 +16,7 @@ pub mod weights;
 /// The server functions that only read (their endpoint names). Every other
 /// call is an attempt at a change and the router audits it: a new function
 /// missing from this list is audited, never the reverse.
-pub const READS: [&str; 13] = [
+pub const READS: [&str; 15] = [
     "list_nodes",
     "inspect_node",
     "preview_drain",
@@ -29,6 +30,8 @@ pub const READS: [&str; 13] = [
     "read_receipt",
     "recent_audit",
     "read_wall",
+    "fleet_overview",
+    "read_walls",
 ];
 
 pub fn is_read(endpoint: &str) -> bool {

@@ -31,6 +31,8 @@ pub struct NodeReport {
     pub drain: DrainPreview,
     /// What the fixes beside its rejections are worked out from.
     pub around: Surroundings,
+    /// The other clusters that list a node of the same name.
+    pub also_in: Vec<crate::cluster_tag::ClusterTag>,
 }
 
 #[server(endpoint = "/inspect_node")]
@@ -69,14 +71,14 @@ mod ssr {
 
     pub async fn list_nodes(query: String) -> Result<TablePage<NodeView>, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        let nodes = cx.snapshots.nodes().await?;
+        let nodes = cx.cluster.snapshots.nodes().await?;
         Ok(TableQuery::parse(&query).page_of(&nodes))
     }
 
     pub async fn node_report(id: String) -> Result<NodeReport, ConsoleError> {
         input::name("node id", &id)?;
         let cx = ConsoleContext::current()?;
-        let lists = &cx.snapshots;
+        let lists = &cx.cluster.snapshots;
         let (nodes, models, replicas, orphans, rejections) = tokio::join!(
             lists.nodes(),
             lists.models(),
@@ -88,7 +90,13 @@ mod ssr {
         // Orphans only add the collection hint; without them the page stands.
         let orphans = orphans.ok();
         let orphans = orphans.as_deref().map_or(&[][..], Vec::as_slice);
+        let also_in = cx.elsewhere(|other| {
+            other
+                .known_nodes()
+                .is_some_and(|nodes| nodes.iter().any(|n| n.id == id))
+        });
         Ok(NodeReport {
+            also_in,
             drain: drain_preview(&id, &nodes, &models, &replicas),
             around: Surroundings::around(&|n| n == id, &nodes, orphans, &replicas),
             node: nodes.iter().find(|n| n.id == id).cloned(),
@@ -106,7 +114,7 @@ mod ssr {
     pub async fn preview_drain(node: String) -> Result<DrainPreview, ConsoleError> {
         input::name("node id", &node)?;
         let cx = ConsoleContext::current()?;
-        let lists = &cx.snapshots;
+        let lists = &cx.cluster.snapshots;
         let (nodes, models, replicas) =
             tokio::join!(lists.nodes(), lists.models(), lists.replicas());
         Ok(drain_preview(&node, &nodes?, &models?, &replicas?))
@@ -130,6 +138,7 @@ mod ssr {
         // The receipt names the node only when the console lists it: a
         // hand-made form must not put its own words in the console's mouth.
         let listed = cx
+            .cluster
             .snapshots
             .nodes()
             .await
@@ -145,8 +154,12 @@ mod ssr {
             return Err(ConsoleError::ConfirmationMissing);
         }
         let change = cx.record_sending(permitted)?;
-        let outcome = cx.admin_api.set_node_state(&change, node, state).await;
-        cx.snapshots.changed();
+        let outcome = cx
+            .cluster
+            .admin_api
+            .set_node_state(&change, node, state)
+            .await;
+        cx.cluster.snapshots.changed();
         let receipt = match outcome {
             Ok(change) => Receipt {
                 action,

@@ -17,6 +17,8 @@ pub struct PlacementReport {
     /// The nodes the rejections name, with their live state, orphaned
     /// weights and idle replicas: what the page's fixes are worked out from.
     pub around: Surroundings,
+    /// The other clusters whose catalog lists a model of the same name.
+    pub also_in: Vec<crate::cluster_tag::ClusterTag>,
 }
 
 #[server(endpoint = "/explain_placement")]
@@ -35,7 +37,7 @@ mod ssr {
     pub async fn explain_placement(model: String) -> Result<PlacementReport, ConsoleError> {
         input::name("model name", &model)?;
         let cx = ConsoleContext::current()?;
-        let lists = &cx.snapshots;
+        let lists = &cx.cluster.snapshots;
         let (explain, models, replicas, nodes, orphans) = tokio::join!(
             lists.explain(&model),
             lists.models(),
@@ -50,7 +52,13 @@ mod ssr {
         // Orphans only add the collection hint; without them the page stands.
         let orphans = orphans.ok();
         let orphans = orphans.as_deref().map_or(&[][..], Vec::as_slice);
+        let also_in = cx.elsewhere(|other| {
+            other
+                .known_models()
+                .is_some_and(|models| models.iter().any(|m| m.name == model))
+        });
         Ok(PlacementReport {
+            also_in,
             model: models?.iter().find(|m| m.name == model).cloned(),
             around: Surroundings::around(&|id| named.contains(id), &nodes?, orphans, &replicas),
             replicas: replicas

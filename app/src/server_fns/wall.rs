@@ -1,13 +1,52 @@
-//! The wall screen's data: one answer per refresh period for every wall.
+//! The wall screen's data: one answer per refresh period for every wall;
+//! and for a wall of several clusters, each cluster's as last read.
 
 use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
 
+use crate::cluster_tag::ClusterTag;
 use crate::error::ConsoleError;
 use crate::wall::WallView;
 
 #[server(endpoint = "/read_wall")]
 pub async fn read_wall() -> Result<WallView, ConsoleError> {
     ssr::read_wall().await
+}
+
+/// One cluster of a wall of several.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterWall {
+    pub tag: ClusterTag,
+    /// The last view that could be made; none: never read.
+    pub view: Option<WallView>,
+    /// Why the latest read failed (or the id names no cluster): marked on
+    /// this cluster's panels only.
+    pub error: Option<String>,
+}
+
+/// The walls of `clusters` (ids, comma-separated, as the link lists them),
+/// in that order, each as last read: a cluster that hangs holds up no
+/// other's panels.
+#[server(endpoint = "/read_walls")]
+pub async fn read_walls(
+    #[server(default)] clusters: String,
+) -> Result<Vec<ClusterWall>, ConsoleError> {
+    ssr::read_walls(clusters).await
+}
+
+/// The ids a `clusters=` parameter lists, each once, in order, no more than
+/// there can be clusters.
+pub fn listed_ids(clusters: &str, at_most: usize) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for id in clusters.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        if ids.len() >= at_most {
+            break;
+        }
+        if !ids.iter().any(|i| i == id) {
+            ids.push(id.chars().take(crate::cluster_tag::ID_LIMIT).collect());
+        }
+    }
+    ids
 }
 
 #[cfg(feature = "ssr")]
@@ -17,7 +56,35 @@ mod ssr {
 
     pub async fn read_wall() -> Result<WallView, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        let view = cx.wall.current(&cx.snapshots).await?;
+        let view = cx.cluster.wall.current(&cx.cluster.snapshots).await?;
         Ok(view.as_ref().clone())
+    }
+
+    pub async fn read_walls(clusters: String) -> Result<Vec<ClusterWall>, ConsoleError> {
+        let cx = ConsoleContext::current()?;
+        let ids = listed_ids(&clusters, cx.clusters.len());
+        let walls = ids.into_iter().map(|id| {
+            let cluster = cx.clusters.get(&id).cloned();
+            async move {
+                let Some(cluster) = cluster else {
+                    return ClusterWall {
+                        tag: ClusterTag {
+                            label: id.clone(),
+                            id: id.clone(),
+                            colour: None,
+                        },
+                        view: None,
+                        error: Some(format!("this console shows no cluster called {id:?}")),
+                    };
+                };
+                let known = cluster.wall_as_known().await;
+                ClusterWall {
+                    tag: cluster.tag.clone(),
+                    view: known.view.map(|v| v.as_ref().clone()),
+                    error: known.error,
+                }
+            }
+        });
+        Ok(futures_util::future::join_all(walls).await)
     }
 }

@@ -64,13 +64,14 @@ mod ssr {
 
     pub async fn list_orphans() -> Result<Vec<OrphanView>, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        Ok(cx.snapshots.orphans().await?.to_vec())
+        Ok(cx.cluster.snapshots.orphans().await?.to_vec())
     }
 
     /// What a collection on `node` (empty: every node) would ask for, as
     /// the admin API lists it now.
     async fn in_scope(cx: &ConsoleContext, node: &str) -> Result<Vec<OrphanView>, ConsoleError> {
         Ok(cx
+            .cluster
             .snapshots
             .orphans_now()
             .await?
@@ -126,6 +127,7 @@ mod ssr {
         let listed = match scope_node {
             None => true,
             Some(id) => cx
+                .cluster
                 .snapshots
                 .nodes()
                 .await
@@ -153,8 +155,12 @@ mod ssr {
             return Err(ConsoleError::ListChanged);
         }
         let change = cx.record_sending(permitted)?;
-        let outcome = cx.admin_api.collect_weights(&change, scope_node).await;
-        cx.snapshots.changed();
+        let outcome = cx
+            .cluster
+            .admin_api
+            .collect_weights(&change, scope_node)
+            .await;
+        cx.cluster.snapshots.changed();
         let receipt = match outcome {
             Ok(results) => {
                 let mut lines = Vec::new();

@@ -48,6 +48,9 @@ impl TableRow for AuditRecord {
             r.time.replace('T', " ").replace('Z', "").into_any()
         })
         .class("time"),
+        Column::<Self>::new("cluster", "Cluster", |r| {
+            r.cluster.clone().unwrap_or_else(|| "-".into()).into_any()
+        }),
         Column::<Self>::new("who", "Who", |r| r.actor.clone().into_any()),
         Column::<Self>::new("from", "From", |r| {
             r.peer.clone().unwrap_or_else(|| "-".into()).into_any()
@@ -61,7 +64,12 @@ impl TableRow for AuditRecord {
             r.reason.clone().unwrap_or_else(|| "-".into()).into_any()
         }),
     ];
-    const ROW_HEADER: Option<usize> = Some(1);
+    const ROW_HEADER: Option<usize> = Some(2);
+
+    /// `?cluster=eu` keeps one cluster's attempts.
+    fn passes(&self, facet: &str, value: &str) -> bool {
+        facet != "cluster" || self.cluster.as_deref() == Some(value)
+    }
 
     /// An attempt's number and what the record says of it: an attempt
     /// sent and then done is two rows.

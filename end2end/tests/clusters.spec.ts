@@ -1,0 +1,82 @@
+import { expect, freePort, withJs, startOwn, stopOwn, test, waitFor, waitForIslands } from './support';
+
+// Two clusters of its own: eu (the demo cluster, with trouble) and us (a
+// small generated one).
+test.afterEach(stopOwn);
+
+async function twoClusters(): Promise<{ url: string; us: string }> {
+  const [eu, us, port] = [await freePort(), await freePort(), await freePort()];
+  startOwn(['simulate', '--listen', `127.0.0.1:${eu}`]);
+  startOwn(['simulate', '--listen', `127.0.0.1:${us}`, '--nodes', '12', '--models', '6', '--seed', '5']);
+  await waitFor(`http://127.0.0.1:${eu}/api/v1/nodes`);
+  await waitFor(`http://127.0.0.1:${us}/api/v1/nodes`);
+  startOwn([
+    '--cluster', `eu=127.0.0.1:${eu}`,
+    '--cluster', `us=127.0.0.1:${us}`,
+    '--listen', `127.0.0.1:${port}`,
+    '--refresh-seconds', '1',
+  ]);
+  await waitFor(`http://127.0.0.1:${port}/healthz`);
+  return { url: `http://127.0.0.1:${port}`, us: `http://127.0.0.1:${us}` };
+}
+
+test('the overview shows every cluster, and each link keeps to its cluster', async ({ page }, testInfo) => {
+  const { url } = await twoClusters();
+  await page.goto(`${url}/`);
+  const rows = page.locator('table.fleet tbody tr');
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(0)).toContainText('eu');
+  await expect(rows.nth(1)).toContainText('us');
+  // eu's models not serving link to their explanation in eu.
+  const first = page.locator('ul.not-serving a').first();
+  await expect(first).toHaveAttribute('href', /^\/c\/eu\/models\//);
+
+  await rows.nth(1).getByRole('link', { name: 'us' }).click();
+  await expect(page).toHaveURL(`${url}/c/us/`);
+  await expect(page.locator('header.top .cluster-badge')).toHaveText('us');
+  if (withJs(testInfo)) {
+    await waitForIslands(page);
+    // `g n` goes to the nodes of this cluster, not of the first.
+    await page.keyboard.press('g');
+    await page.keyboard.press('n');
+    await expect(page).toHaveURL(`${url}/c/us/nodes`);
+  } else {
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Nodes', exact: true }).click();
+    await expect(page).toHaveURL(`${url}/c/us/nodes`);
+  }
+  // Switching keeps the kind of page.
+  await page.locator('nav.cluster-switch').getByRole('link', { name: 'eu' }).click();
+  await expect(page).toHaveURL(`${url}/c/eu/nodes`);
+  await expect(page.locator('header.top .cluster-badge')).toHaveText('eu');
+});
+
+test('a dialog names its cluster and its llmgw ctl line the admin API', async ({ page }) => {
+  const { url } = await twoClusters();
+  await page.goto(`${url}/c/us/nodes`);
+  const node = await page.locator('tr[data-node]').first().getAttribute('data-node');
+  await page.getByRole('link', { name: `Drain ${node}` }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.locator('.cluster-badge')).toHaveText('us');
+  await expect(dialog.locator('.ctl code')).toContainText('llmgw ctl --server http://127.0.0.1:');
+  await expect(dialog.locator('.ctl code')).toContainText(`drain ${node}`);
+});
+
+test('one cluster that hangs slows no other, and the overview says which', async ({ page }) => {
+  const { url, us } = await twoClusters();
+  await page.goto(`${url}/`);
+  await expect(page.locator('tr[data-cluster="us"] a[href="/c/us/nodes"]')).toBeVisible();
+  const hung = await fetch(`${us}/_simulator/fault`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ fault: 'slow', delay_seconds: 600 }),
+  });
+  expect(hung.status).toBeLessThan(300);
+  const started = Date.now();
+  await page.goto(`${url}/c/eu/nodes`);
+  await expect(page.locator('tr[data-node]').first()).toBeVisible();
+  expect(Date.now() - started).toBeLessThan(5_000);
+  await page.goto(`${url}/`);
+  // Both rows keep their figures: us's as last read, marked once it fails.
+  await expect(page.locator('tr[data-cluster="eu"] a[href="/c/eu/nodes"]')).toBeVisible();
+  await expect(page.locator('tr[data-cluster="us"] a[href="/c/us/nodes"]')).toBeVisible();
+});

@@ -1,0 +1,347 @@
+//! Several clusters in one console: each in its own addresses, none
+//! reachable from another's pages, actions and signatures bound to their
+//! cluster, and one cluster that hangs costing the others nothing.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use app::server::audit::Outcome;
+use llmgw_console::cluster_settings::ClusterSetting;
+use llmgw_console::simulator::faults::Fault;
+use llmgw_console::simulator::{Simulator, generated};
+use llmgw_console::startup::console_context_for;
+
+use crate::helpers::{http, settings, spawn_console_from, spawn_simulator};
+use crate::html::Page;
+
+/// A console showing two clusters: `eu` (the demo cluster, with trouble)
+/// and `us` (a small generated one).
+struct Fleet {
+    console: String,
+    eu: Simulator,
+    us: Simulator,
+    audit: std::sync::Arc<app::server::audit::AuditLog>,
+}
+
+fn cluster(id: &str, sim: &Simulator, read_only: bool) -> ClusterSetting {
+    let addr = spawn_simulator(sim.clone(), SocketAddr::from(([127, 0, 0, 1], 0)));
+    ClusterSetting {
+        id: id.into(),
+        label: format!("{} label", id.to_uppercase()),
+        admin_api: format!("http://{addr}"),
+        colour: Some("#2a7".into()),
+        read_only,
+    }
+}
+
+impl Fleet {
+    async fn spawn() -> Self {
+        Self::spawn_with(false).await
+    }
+
+    async fn spawn_with(us_read_only: bool) -> Self {
+        let eu = Simulator::demo();
+        let us = Simulator::built_by(|| generated::build(12, 6, 5));
+        let clusters = [cluster("eu", &eu, false), cluster("us", &us, us_read_only)];
+        let context = console_context_for(&settings(), &clusters).expect("valid settings");
+        let audit = context.audit.clone();
+        Self {
+            console: spawn_console_from(context),
+            eu,
+            us,
+            audit,
+        }
+    }
+
+    async fn get(&self, path: &str) -> reqwest::Response {
+        http()
+            .get(format!("{}{path}", self.console))
+            .send()
+            .await
+            .expect("console answers")
+    }
+
+    async fn page(&self, path: &str) -> Page {
+        let response = self.get(path).await;
+        let status = response.status();
+        let body = response.text().await.expect("body");
+        assert_eq!(status, 200, "GET {path}: {body}");
+        Page::parse(&body)
+    }
+
+    async fn post(&self, path: &str, form: &[(&str, &str)]) -> reqwest::Response {
+        http()
+            .post(format!("{}{path}", self.console))
+            .form(form)
+            .send()
+            .await
+            .expect("console answers")
+    }
+
+    /// Cordons `node` through `base` (`/c/us`, or nothing), confirmed.
+    async fn cordon(&self, base: &str, node: &str) -> reqwest::Response {
+        self.post(
+            &format!("{base}/api/set_node_state"),
+            &[("node", node), ("state", "cordoned"), ("confirm", "yes")],
+        )
+        .await
+    }
+}
+
+fn node_ids(sim: &Simulator) -> Vec<String> {
+    sim.cluster()
+        .list_nodes(Instant::now())
+        .into_iter()
+        .map(|n| n.id)
+        .collect()
+}
+
+#[tokio::test]
+async fn each_cluster_has_its_own_pages() {
+    let fleet = Fleet::spawn().await;
+    for (id, sim, other) in [("eu", &fleet.eu, &fleet.us), ("us", &fleet.us, &fleet.eu)] {
+        let page = fleet.page(&format!("/c/{id}/nodes")).await;
+        let shown: BTreeSet<String> = page.row_keys("data-node").into_iter().collect();
+        let own: BTreeSet<String> = node_ids(sim).into_iter().collect();
+        let others: BTreeSet<String> = node_ids(other).into_iter().collect();
+        assert!(!shown.is_empty());
+        assert!(shown.is_subset(&own), "{id} shows {shown:?}");
+        assert!(shown.is_disjoint(&others.difference(&own).cloned().collect()));
+        assert!(
+            page.text("header.top .cluster-badge")
+                .contains(&id.to_uppercase()),
+            "the header names the cluster"
+        );
+    }
+}
+
+#[tokio::test]
+async fn links_shared_before_there_were_clusters_open_the_first() {
+    let fleet = Fleet::spawn().await;
+    for (old, new) in [
+        ("/nodes", "/c/eu/nodes"),
+        (
+            "/models/meta-llama%2FLlama-3.1-70B-Instruct/placement?group=node",
+            "/c/eu/models/meta-llama%2FLlama-3.1-70B-Instruct/placement?group=node",
+        ),
+        (
+            "/wall?panels=models,nodes",
+            "/c/eu/wall?panels=models,nodes",
+        ),
+        ("/audit", "/c/eu/audit"),
+    ] {
+        let response = fleet.get(old).await;
+        assert_eq!(response.status(), 307, "{old}");
+        assert_eq!(response.headers()["location"], new, "{old}");
+    }
+    let unknown = fleet.get("/c/mars/nodes").await;
+    assert_eq!(unknown.status(), 404);
+    let body = unknown.text().await.expect("body");
+    assert!(
+        body.contains("mars") && body.contains("/c/eu/") && body.contains("/c/us/"),
+        "{body}"
+    );
+}
+
+/// Every link and form of every page of one cluster stays in it; the only
+/// ways out are the overview of all, the other clusters' switch, and the
+/// theme.
+#[tokio::test]
+async fn no_link_or_form_leaves_the_pages_cluster() {
+    let fleet = Fleet::spawn().await;
+    for id in ["eu", "us"] {
+        let base = format!("/c/{id}/");
+        let mut seen = BTreeSet::new();
+        let mut queue = VecDeque::from([base.clone()]);
+        while let Some(path) = queue.pop_front() {
+            if seen.len() >= 120 || !seen.insert(path.clone()) {
+                continue;
+            }
+            let page = fleet.page(&path).await;
+            let switch: BTreeSet<String> = page.hrefs("nav.cluster-switch a").into_iter().collect();
+            let mut targets = page.hrefs("a");
+            targets.extend(
+                page.all("form")
+                    .into_iter()
+                    .filter_map(|f| f.value().attr("action").map(str::to_string)),
+            );
+            for target in targets {
+                // A query alone stays on the page it is on.
+                let target = match target.strip_prefix('?') {
+                    Some(query) => format!("{}?{query}", path.split('?').next().unwrap_or("")),
+                    None => target,
+                };
+                let allowed = target.starts_with(&base)
+                    || target == "/"
+                    || target.starts_with("/theme/")
+                    || switch.contains(&target)
+                    || target.starts_with('#');
+                assert!(allowed, "{path} links out of {id}: {target}");
+                if target.starts_with(&base)
+                    && !target.contains("/api/")
+                    && !switch.contains(&target)
+                {
+                    queue.push_back(target);
+                }
+            }
+        }
+        assert!(seen.len() > 10, "walked only {seen:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_change_reaches_only_its_cluster_and_its_record_names_it() {
+    let fleet = Fleet::spawn().await;
+    let node = node_ids(&fleet.us)[0].clone();
+    let answer = fleet.cordon("/c/us", &node).await;
+    assert_eq!(answer.status(), 200, "{:?}", answer.text().await);
+    assert_eq!(fleet.us.audit().len(), 1);
+    assert!(fleet.eu.audit().is_empty());
+    let done = fleet
+        .audit
+        .recent()
+        .into_iter()
+        .find(|r| r.outcome == Outcome::Done)
+        .expect("a record of the change");
+    assert_eq!(done.cluster.as_deref(), Some("us"));
+    // The audit page shows the cluster, and keeps one on request.
+    let page = fleet.page("/c/eu/audit?cluster=us").await;
+    assert!(page.texts("td").iter().any(|t| t == "us"));
+    let page = fleet.page("/c/eu/audit?cluster=eu").await;
+    assert!(!page.has("tr[data-attempt]"));
+}
+
+#[tokio::test]
+async fn a_change_that_names_no_cluster_is_refused_and_recorded() {
+    let fleet = Fleet::spawn().await;
+    let node = node_ids(&fleet.eu)[0].clone();
+    let answer = fleet.cordon("", &node).await;
+    assert_eq!(answer.status(), 404);
+    assert!(fleet.eu.audit().is_empty() && fleet.us.audit().is_empty());
+    let refused = fleet.audit.recent();
+    assert_eq!(refused.len(), 1);
+    assert_eq!(refused[0].outcome, Outcome::Refused);
+    assert_eq!(refused[0].cluster, None);
+}
+
+#[tokio::test]
+async fn a_confirmation_signed_for_one_cluster_is_refused_on_another() {
+    let fleet = Fleet::spawn().await;
+    let preview = fleet
+        .post("/c/eu/api/preview_collect", &[("node", "")])
+        .await;
+    let location = preview.headers()["location"]
+        .to_str()
+        .expect("ascii")
+        .to_string();
+    assert!(
+        location.starts_with("/c/eu/weights?confirm=collect"),
+        "{location}"
+    );
+    let token = reqwest::Url::parse(&format!("http://x{location}"))
+        .expect("a path")
+        .query_pairs()
+        .find(|(k, _)| k == "token")
+        .map(|(_, v)| v.into_owned())
+        .expect("a token");
+    let elsewhere = fleet
+        .post(
+            "/c/us/api/collect_weights",
+            &[("node", ""), ("token", &token)],
+        )
+        .await;
+    assert_eq!(elsewhere.status(), 409, "{:?}", elsewhere.text().await);
+    assert!(fleet.us.audit().is_empty());
+    // And a receipt of one cluster says nothing on the other's page.
+    let receipt_of_eu = fleet.cordon("/c/eu", &node_ids(&fleet.eu)[0]).await;
+    let back = receipt_of_eu.headers()["location"]
+        .to_str()
+        .expect("ascii")
+        .to_string();
+    let receipt = back
+        .split("receipt=")
+        .nth(1)
+        .expect("a receipt")
+        .to_string();
+    let on_eu = fleet.page(&format!("/c/eu/nodes?receipt={receipt}")).await;
+    assert!(on_eu.has(".receipt"), "shown where it was issued");
+    let on_us = fleet.page(&format!("/c/us/nodes?receipt={receipt}")).await;
+    assert!(!on_us.has(".receipt"), "not believed on another cluster");
+}
+
+#[tokio::test]
+async fn read_only_can_be_set_for_one_cluster() {
+    let fleet = Fleet::spawn_with(true).await;
+    let refused = fleet.cordon("/c/us", &node_ids(&fleet.us)[0]).await;
+    assert_eq!(refused.status(), 403);
+    let done = fleet.cordon("/c/eu", &node_ids(&fleet.eu)[0]).await;
+    assert_eq!(done.status(), 200);
+    assert!(fleet.us.audit().is_empty());
+    assert_eq!(fleet.eu.audit().len(), 1);
+    assert!(!fleet.page("/c/us/nodes").await.has(".node-actions"));
+    assert!(fleet.page("/c/eu/nodes").await.has(".node-actions"));
+}
+
+#[tokio::test]
+async fn the_overview_of_every_cluster_waits_for_none() {
+    let fleet = Fleet::spawn().await;
+    // Read once, then us stops answering for longer than any page waits.
+    let _ = fleet.page("/").await;
+    fleet.us.faults().set_delay(Duration::from_secs(30));
+    fleet.us.faults().set(Fault::Slow, None);
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    let started = Instant::now();
+    let page = fleet.page("/").await;
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    let rows = page.all("table.fleet tbody tr");
+    assert_eq!(rows.len(), 2);
+    let eu = page.text("table.fleet tbody tr:first-child");
+    assert!(eu.contains("EU label"), "{eu}");
+    let us = page.text("table.fleet tbody tr:last-child");
+    assert!(
+        us.contains("US label") && !us.contains("not read yet"),
+        "{us}"
+    );
+    assert!(
+        page.hrefs("tr[data-cluster=us] a")
+            .contains(&"/c/us/nodes".to_string()),
+        "us keeps the figures last read"
+    );
+    // The demo cluster has models not placed; each links to its
+    // explanation in its own cluster.
+    let not_serving = page.hrefs("ul.not-serving a");
+    assert!(!not_serving.is_empty());
+    assert!(
+        not_serving.iter().all(|h| h.starts_with("/c/eu/models/")),
+        "{not_serving:?}"
+    );
+    // While us hangs, eu's pages answer as before.
+    let started = Instant::now();
+    for _ in 0..5 {
+        let _ = fleet.page("/c/eu/nodes").await;
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "eu's pages waited on us: {:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn the_overview_of_one_cluster_is_that_cluster() {
+    let sim = Simulator::demo();
+    let one = cluster("solo", &sim, false);
+    let console = spawn_console_from(console_context_for(&settings(), &[one]).expect("valid"));
+    let response = http()
+        .get(format!("{console}/"))
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(response.status(), 307);
+    assert_eq!(response.headers()["location"], "/c/solo/");
+}
