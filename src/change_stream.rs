@@ -12,10 +12,9 @@ use app::live::heartbeat::Heartbeat;
 use app::server::ConsoleContext;
 use app::server::clusters::InCluster;
 use app::server::context::listen_to;
-use app::wall::Pulse;
 use axum::Extension;
 use axum::extract::State;
-use axum::http::{HeaderName, HeaderValue};
+use axum::http::{HeaderName, HeaderValue, Uri};
 use axum::response::IntoResponse;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::{StreamExt, future, stream};
@@ -33,19 +32,16 @@ pub async fn updates(
     State(console): State<ConsoleContext>,
     scope: Option<Extension<InCluster>>,
     slot: Option<Extension<StreamSlot>>,
+    uri: Uri,
 ) -> impl IntoResponse {
     let console = console.for_request(scope.as_ref().map(|e| &e.0));
-    // A page about one cluster hears that cluster; the overview of several
-    // hears every cluster it shows, and keeps each one polled.
-    let listened: Vec<_> = if console.ui.cluster.is_none() && console.clusters.are_several() {
-        console
-            .clusters
-            .iter()
-            .map(|c| listen_to(c, &console.audit))
-            .collect()
-    } else {
-        vec![console.listen_for_changes()]
-    };
+    // A page about one cluster hears that cluster; a page about several
+    // hears the clusters it shows, and keeps each of them polled.
+    let listened: Vec<_> = console
+        .shown_clusters(uri.query())
+        .iter()
+        .map(|c| listen_to(c, &console.audit))
+        .collect();
     let retry = console
         .cluster
         .snapshots
@@ -99,22 +95,7 @@ fn together(beats: &mut [watch::Receiver<Beat>]) -> Beat {
         match *receiver.borrow_and_update() {
             Beat::Closed => return Beat::Closed,
             Beat::Quiet => {}
-            Beat::Pulse(h) => {
-                heard = Some(match heard {
-                    None => h,
-                    Some(all) => Heartbeat {
-                        generation: all.generation.wrapping_add(h.generation),
-                        ok: all.ok && h.ok,
-                        pulse: match (all.pulse, h.pulse) {
-                            (Some(a), Some(b)) => Some(Pulse {
-                                not_serving: a.not_serving + b.not_serving,
-                                nodes_in_trouble: a.nodes_in_trouble + b.nodes_in_trouble,
-                            }),
-                            (one, other) => one.or(other),
-                        },
-                    },
-                });
-            }
+            Beat::Pulse(h) => heard = Some(heard.map_or(h, |all| all.merge(h))),
         }
     }
     heard.map_or(Beat::Quiet, Beat::Pulse)

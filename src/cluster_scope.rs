@@ -1,15 +1,18 @@
-//! The router's first step: which cluster a request is about. A cluster's
-//! pages, functions and change stream live under `/c/{id}/`; the step
-//! takes the cluster from the address, puts it in the request, and hands
-//! the rest of the address (`/nodes`) to the routes, which know nothing
-//! of clusters. An address that names no cluster but is a cluster's page
-//! (a link shared before there were several) goes to the first cluster's.
+//! Which cluster a request is about. A cluster's pages, functions and
+//! change stream live under `/c/{id}/`; before the address is routed, this
+//! takes the cluster from it, puts it in the request, and hands the rest
+//! of the address (`/nodes`) to the routes, which know nothing of
+//! clusters. It decides nothing: the pipeline, after its checks of the
+//! request's name, answers an id no cluster has, and sends an address that
+//! names no cluster but is a cluster's page (a link shared before there
+//! were several) to the first cluster's.
 
 use std::sync::Arc;
 
 use app::cluster_tag::{PREFIX, split_scoped};
 use app::server::audit::clipped;
 use app::server::clusters::{Clusters, InCluster};
+use app::urls::decode_component;
 use axum::extract::{OriginalUri, Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, Uri, header};
 use axum::middleware::Next;
@@ -22,34 +25,47 @@ pub async fn cluster_scope(
     mut req: Request,
     next: Next,
 ) -> Response {
-    let path = req.uri().path();
+    let path = req.uri().path().to_string();
     let query = req
         .uri()
         .query()
         .map(|q| format!("?{q}"))
         .unwrap_or_default();
-    if let Some((id, rest)) = split_scoped(path) {
-        let Some(cluster) = clusters.get(id) else {
-            return no_such_cluster(id, &clusters);
-        };
+    if let Some((id, rest)) = split_scoped(&path) {
         let rest = if rest.is_empty() { "/" } else { rest };
         let Ok(within) = format!("{rest}{query}").parse::<Uri>() else {
             return refusal(StatusCode::BAD_REQUEST, "the address cannot be read\n");
         };
-        req.extensions_mut().insert(InCluster(cluster.clone()));
+        match clusters.get(id) {
+            Some(cluster) => {
+                req.extensions_mut().insert(InCluster(cluster.clone()));
+            }
+            None => {
+                let id = clipped(&decode_component(id), 64);
+                req.extensions_mut().insert(UnknownCluster(id));
+            }
+        }
         // Whatever reads the original address (Leptos's router among them)
         // reads the page within the cluster.
         req.extensions_mut().insert(OriginalUri(within.clone()));
         *req.uri_mut() = within;
-        return next.run(req).await;
-    }
-    let is_read = matches!(*req.method(), Method::GET | Method::HEAD);
-    if is_read && belongs_to_a_cluster(path, req.uri().query(), clusters.are_several()) {
-        let base = clusters.first().tag.base();
-        let to = format!("{base}{path}{query}");
-        return moved_to(&to);
     }
     next.run(req).await
+}
+
+/// The id of an address that names a cluster this console does not show.
+#[derive(Clone, Debug)]
+pub struct UnknownCluster(pub String);
+
+/// Where a read of an address that names no cluster goes, when it is a
+/// cluster's page: the first cluster's page.
+pub fn moved_here(method: &Method, uri: &Uri, clusters: &Clusters) -> Option<Response> {
+    let is_read = matches!(*method, Method::GET | Method::HEAD);
+    let path = uri.path();
+    (is_read && belongs_to_a_cluster(path, uri.query(), clusters.are_several())).then(|| {
+        let query = uri.query().map(|q| format!("?{q}")).unwrap_or_default();
+        moved_to(&format!("{}{path}{query}", clusters.first().tag.base()))
+    })
 }
 
 /// A page of one cluster, addressed as before there were several: every
@@ -82,7 +98,7 @@ fn moved_to(to: &str) -> Response {
     response
 }
 
-fn no_such_cluster(id: &str, clusters: &Clusters) -> Response {
+pub fn no_such_cluster(id: &str, clusters: &Clusters) -> Response {
     let known: Vec<String> = clusters
         .iter()
         .map(|c| format!("{PREFIX}{}/", c.tag.id))
@@ -90,8 +106,7 @@ fn no_such_cluster(id: &str, clusters: &Clusters) -> Response {
     refusal(
         StatusCode::NOT_FOUND,
         format!(
-            "this console shows no cluster called {:?}; it shows {}\n",
-            clipped(&app::urls::decode_component(id), 64),
+            "this console shows no cluster called {id:?}; it shows {}\n",
             known.join(", ")
         ),
     )

@@ -5,6 +5,8 @@
 //!
 //! 1. A name the console does not answer to is refused (DNS rebinding).
 //! 2. Embedded files are served; nothing else about them needs checking.
+//!    An address of a cluster this console does not show is answered; a
+//!    page of one cluster addressed without it goes to the first's.
 //! 3. The change stream is capped per peer.
 //! 4. A proxy's user header sent twice is refused: which one names the user?
 //! 5. Another site may not ask for anything but a read.
@@ -25,7 +27,7 @@ use std::time::Duration;
 
 use app::error::ConsoleError;
 use app::server::ConsoleContext;
-use app::server::attempts::{Call, for_the_record};
+use app::server::attempts::{Call, SERVER_FN_PREFIX, for_the_record};
 use app::server::audit::{
     AuditLog, AuditRecord, Draft, Outcome, REASON_LIMIT, blank_record, clipped,
 };
@@ -41,6 +43,7 @@ use axum::response::{IntoResponse, Response};
 use futures_util::FutureExt;
 
 use crate::allowed_hosts::AllowedHosts;
+use crate::cluster_scope::{UnknownCluster, moved_here, no_such_cluster};
 use crate::connections::{PeerStreams, StreamSlot};
 use crate::cross_origin;
 use crate::refusal::{refusal, retry_later};
@@ -62,7 +65,10 @@ const ERROR_BODY_LIMIT: usize = 64 * 1024;
 pub struct Pipeline {
     pub console: ConsoleContext,
     pub hosts: AllowedHosts,
+    /// The turns of requests about no one cluster.
     pub turns: Turns,
+    /// Each cluster's own turns, by id.
+    pub cluster_turns: Arc<std::collections::HashMap<String, Turns>>,
     pub streams: PeerStreams,
 }
 
@@ -92,6 +98,22 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
     if let Some(file) = crate::assets::respond(&parts.method, parts.uri.path(), &parts.headers) {
         return file;
     }
+    // The cluster the address names, if it names one.
+    if let Some(UnknownCluster(id)) = parts.extensions.get::<UnknownCluster>() {
+        if matches!(call, Call::Change { .. }) {
+            p.refused_early(
+                &parts,
+                &call,
+                "it names a cluster this console does not show",
+            );
+        }
+        return no_such_cluster(id, &p.console.clusters);
+    }
+    if p.console.ui.cluster.is_none()
+        && let Some(moved) = moved_here(&parts.method, &parts.uri, &p.console.clusters)
+    {
+        return moved;
+    }
     // 3. Open pages' change streams: a few per peer, each a connection held.
     if parts.uri.path() == app::live::heartbeat::PATH {
         let Some(place) = p.streams.take(peer_of(&parts)) else {
@@ -118,9 +140,15 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
             format!("refused: {why}. Changes are made from this console's own pages.\n"),
         );
     }
-    // A change names its cluster when there are several: an old page's
-    // form must not act on whichever cluster happens to be first.
-    if matches!(call, Call::Change { .. })
+    // A function names its cluster when there are several: an old page's
+    // form must not act on, nor a read read, whichever cluster is first.
+    let console_wide = parts
+        .uri
+        .path()
+        .strip_prefix(SERVER_FN_PREFIX)
+        .is_some_and(app::server_fns::is_console_wide);
+    if call.is_function()
+        && !console_wide
         && p.console.ui.cluster.is_none()
         && p.console.clusters.are_several()
     {
@@ -200,7 +228,11 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
     let is_function = call.is_function();
     let req = Request::from_parts(parts, Body::from(body));
     let unrun = Unrun(draft.clone().map(|d| (d, p.console.audit.clone())));
-    let answer = p.turns.run(kind, async move {
+    let turns = match &p.console.ui.cluster {
+        Some(c) => p.cluster_turns.get(&c.id).unwrap_or(&p.turns),
+        None => &p.turns,
+    };
+    let answer = turns.run(kind, async move {
         unrun.ran();
         let response = match AssertUnwindSafe(next.run(req)).catch_unwind().await {
             Ok(response) => response,
@@ -443,8 +475,10 @@ fn outcome_of(draft: &Draft, response: &Response) -> (Outcome, Option<String>) {
 /// The page a refused form goes back to: the form's `back`, else the page
 /// that posted it, else the overview. Always a path on this console.
 fn return_path(parts: &Parts, back: Option<&str>, home: &str) -> String {
+    // Within the request's cluster, whose overview `home` is.
+    let base = home.trim_end_matches('/');
     if back.is_some() {
-        return urls::local_return_path(back, home);
+        return urls::return_path_within(back, home, base);
     }
     let referer = parts
         .headers
@@ -452,7 +486,7 @@ fn return_path(parts: &Parts, back: Option<&str>, home: &str) -> String {
         .and_then(|v| v.to_str().ok())
         .and_then(|r| r.split_once("://"))
         .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]));
-    urls::local_return_path(referer, home)
+    urls::return_path_within(referer, home, base)
 }
 
 /// One field of a form, read on its own.

@@ -12,7 +12,8 @@ use std::time::Duration;
 use app::server::ConsoleContext;
 use axum::extract::State;
 use axum::http::StatusCode;
-use futures_util::future::join_all;
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
 
 /// A load balancer's check gives up after a few seconds; so does this one.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -38,11 +39,15 @@ pub async fn readyz(State(console): State<ConsoleContext>) -> (StatusCode, Strin
             )),
         }
     });
-    let answers = join_all(probes).await;
-    if answers.iter().any(Result::is_ok) {
-        return (StatusCode::OK, "ready\n".into());
+    // Ready with the first cluster that answers, not once the slowest has.
+    let mut probes: FuturesUnordered<_> = probes.collect();
+    let mut reasons = Vec::new();
+    while let Some(answer) = probes.next().await {
+        match answer {
+            Ok(()) => return (StatusCode::OK, "ready\n".into()),
+            Err(reason) => reasons.push(reason),
+        }
     }
-    let reasons: Vec<String> = answers.into_iter().filter_map(Result::err).collect();
     (
         StatusCode::SERVICE_UNAVAILABLE,
         format!("not ready: {}\n", reasons.join("; ")),

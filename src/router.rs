@@ -1,7 +1,7 @@
 //! Everything the console answers: pages, server functions, embedded assets,
 //! health and readiness, and the headers every answer carries.
 
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use app::server::clusters::InCluster;
@@ -44,14 +44,18 @@ impl ConsoleState {
     /// Gives the request being served its context: the console's (server
     /// only) and the settings the page sees.
     fn provide(&self) {
-        let scope = use_context::<Parts>().and_then(|p| p.extensions.get::<InCluster>().cloned());
+        let parts = use_context::<Parts>();
+        let scope = parts
+            .as_ref()
+            .and_then(|p| p.extensions.get::<InCluster>().cloned());
         let console = self.console.for_request(scope.as_ref());
+        let shown = console.shown_clusters(parts.as_ref().and_then(|p| p.uri.query()));
         let mut ui = console.ui.clone();
         ui.actor = console.actor().to_string();
         ui.theme = Theme::of_request();
         // Read before the page reads any list, so the page's data is at
         // least as recent as this heartbeat.
-        ui.rendered_at = console.cluster.changes.current();
+        ui.rendered_at = ConsoleContext::heartbeat_of(&shown);
         provide_context(console.cluster_base());
         provide_context(console);
         provide_context(ui);
@@ -96,10 +100,19 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts, streams: PeerStreams
     let for_context = state.clone();
     let with_context = move || for_context.provide();
     let options = state.leptos_options.clone();
+    let turns = Turns::for_this_machine();
     let pipeline_state = Pipeline {
         console: state.console.clone(),
         hosts,
-        turns: Turns::for_this_machine(),
+        cluster_turns: Arc::new(
+            state
+                .console
+                .clusters
+                .iter()
+                .map(|c| (c.tag.id.clone(), turns.beside()))
+                .collect(),
+        ),
+        turns,
         streams,
     };
     // Health checks answer whatever the `Host` (load balancers and

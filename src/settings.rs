@@ -221,14 +221,14 @@ impl Settings {
         let given = cli.admin_api.clone().or(file.admin_api);
         if !clusters.is_empty() {
             if demo {
-                return Err("--demo starts its own clusters, but clusters are also listed;                             drop one of them"
+                return Err("--demo starts its own clusters, but clusters are also listed; drop one of them"
                     .into());
             }
             if given
                 .as_ref()
                 .is_some_and(|a| a.trim() != DEFAULT_ADMIN_API)
             {
-                return Err("both an admin API and a list of clusters are given;                             list the admin API as one of the clusters"
+                return Err("both an admin API and a list of clusters are given; list the admin API as one of the clusters"
                     .into());
             }
         }

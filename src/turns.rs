@@ -16,6 +16,10 @@
 //!   renders at once than the limit allows.
 //! - Changes have turns of their own, so a crowd of readers can never make
 //!   an action wait (Kubernetes' API server keeps the same two budgets).
+//! - Each cluster has both budgets of its own ([`Turns::beside`]): a render
+//!   holds its turn while it waits for its cluster's admin API, and the
+//!   renders waiting on a cluster that hangs must not take the turns of
+//!   another's pages. What waits to be sent is one budget for all.
 
 use std::sync::Arc;
 
@@ -46,6 +50,8 @@ pub enum Kind {
 
 #[derive(Clone, Debug)]
 pub struct Turns {
+    /// How many renders and changes at once.
+    sizes: (usize, usize),
     renders: Arc<Semaphore>,
     changes: Arc<Semaphore>,
     sending: Arc<Semaphore>,
@@ -59,10 +65,23 @@ impl Turns {
         Self::new(2 * cores, 2 * cores, SENDING_LIMIT)
     }
 
-    pub fn new(renders: usize, changes: usize, sending_bytes: usize) -> Self {
+    /// Budgets of renders and changes as large as these, of their own, for
+    /// another cluster; the bytes waiting to be sent stay one budget.
+    pub fn beside(&self) -> Self {
         Self {
-            renders: Arc::new(Semaphore::new(renders.max(1))),
-            changes: Arc::new(Semaphore::new(changes.max(1))),
+            sizes: self.sizes,
+            renders: Arc::new(Semaphore::new(self.sizes.0)),
+            changes: Arc::new(Semaphore::new(self.sizes.1)),
+            sending: self.sending.clone(),
+        }
+    }
+
+    pub fn new(renders: usize, changes: usize, sending_bytes: usize) -> Self {
+        let sizes = (renders.max(1), changes.max(1));
+        Self {
+            sizes,
+            renders: Arc::new(Semaphore::new(sizes.0)),
+            changes: Arc::new(Semaphore::new(sizes.1)),
             sending: Arc::new(Semaphore::new(
                 sending_bytes.clamp(1, Semaphore::MAX_PERMITS),
             )),

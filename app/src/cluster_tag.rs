@@ -65,6 +65,21 @@ pub fn split_scoped(path_and_query: &str) -> Option<(&str, &str)> {
     Some((id, tail))
 }
 
+/// The ids a `clusters=` parameter lists, each once, in order, no more than
+/// there can be clusters.
+pub fn listed_ids(clusters: &str, at_most: usize) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for id in clusters.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        if ids.len() >= at_most {
+            break;
+        }
+        if !ids.iter().any(|i| i == id) {
+            ids.push(id.chars().take(ID_LIMIT).collect());
+        }
+    }
+    ids
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

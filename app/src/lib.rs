@@ -135,19 +135,36 @@ fn Header(ui: UiSettings) -> impl IntoView {
             <header class="top">
                 <a class="brand" href="/">"llmgw console"</a>
                 {ui.cluster.clone().map(|c| view! { <components::ClusterBadge tag=c /> })}
-                <nav aria-label="Sections">
-                    {site_map::DESTINATIONS
-                        .iter()
-                        .map(|d| {
-                            let current = in_one && d.is_within(&path);
-                            view! {
-                                <a href=urls::scoped(d.path) aria-current=current.then_some("page")>
-                                    {d.label}
-                                </a>
-                            }
-                        })
-                        .collect_view()}
-                </nav>
+                {if in_one || ui.clusters.len() < 2 {
+                    view! {
+                        <nav aria-label="Sections">
+                            {site_map::DESTINATIONS
+                                .iter()
+                                .map(|d| {
+                                    let current = in_one && d.is_within(&path);
+                                    view! {
+                                        <a href=urls::scoped(d.path) aria-current=current.then_some("page")>
+                                            {d.label}
+                                        </a>
+                                    }
+                                })
+                                .collect_view()}
+                        </nav>
+                    }
+                    .into_any()
+                } else {
+                    // A page about every cluster: each section is a
+                    // cluster's, so the way in is a cluster.
+                    view! {
+                        <nav aria-label="Clusters">
+                            {ui.clusters
+                                .iter()
+                                .map(|c| view! { <a href=format!("{}/", c.base())>{c.label.clone()}</a> })
+                                .collect_view()}
+                        </nav>
+                    }
+                    .into_any()
+                }}
                 {ui.cluster.clone().map(|current| view! {
                     <components::ClusterSwitch current clusters=ui.clusters.clone() here=here.clone() />
                 })}

@@ -61,15 +61,7 @@ pub const ONE_SHOT: [&str; 6] = ["confirm", "node", "token", "receipt", "__err",
 
 /// The parameters that narrow a table (`?state=ready`) or lay a page out
 /// (`?group=node`): the only ones a view carries from link to link.
-pub const FACETS: [&str; 7] = [
-    "state",
-    "unhealthy",
-    "status",
-    "model",
-    "errors",
-    "group",
-    "cluster",
-];
+pub const FACETS: [&str; 6] = ["state", "unhealthy", "status", "model", "errors", "group"];
 
 pub fn is_facet(param: &str) -> bool {
     FACETS.contains(&param)
@@ -197,14 +189,27 @@ pub fn path_and_query(path: &str, search: &str) -> String {
 }
 
 /// Where a form may send the browser back to: a path on this console, never
-/// another site, and nothing at all when `back` is not plainly one.
+/// another site, and nothing at all when `back` is not plainly one; on a
+/// page of a cluster, a page of that cluster.
 pub fn local_return_path(back: Option<&str>, fallback: &str) -> String {
+    return_path_within(back, fallback, &base())
+}
+
+/// The same, within the cluster whose addresses start with `base` (none:
+/// anywhere on this console).
+pub fn return_path_within(back: Option<&str>, fallback: &str, base: &str) -> String {
+    let within = |b: &str| {
+        base.is_empty()
+            || b.strip_prefix(base)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['/', '?']))
+    };
     match back {
         Some(b)
             if b.starts_with('/')
                 && !b.starts_with("//")
                 && !b.contains('\\')
-                && !b.chars().any(char::is_control) =>
+                && !b.chars().any(char::is_control)
+                && within(b) =>
         {
             without_one_shot(b)
         }
@@ -323,6 +328,23 @@ mod tests {
             local_return_path(Some("/nodes?q=h100&confirm=drain&receipt=ab"), "/"),
             "/nodes?q=h100"
         );
+    }
+
+    #[test]
+    fn a_return_path_stays_in_its_cluster() {
+        assert_eq!(
+            return_path_within(Some("/c/us/nodes"), "/c/eu/", "/c/eu"),
+            "/c/eu/"
+        );
+        assert_eq!(
+            return_path_within(Some("/c/eu-2/nodes"), "/c/eu/", "/c/eu"),
+            "/c/eu/"
+        );
+        assert_eq!(
+            return_path_within(Some("/c/eu/nodes?q=a"), "/c/eu/", "/c/eu"),
+            "/c/eu/nodes?q=a"
+        );
+        assert_eq!(return_path_within(Some("/nodes"), "/", ""), "/nodes");
     }
 
     #[test]

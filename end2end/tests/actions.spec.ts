@@ -13,7 +13,7 @@ test('a drain shows its preview, is confirmed, and the node drains', async ({ pa
   await expect(dialog).toBeVisible();
   await expect(dialog.locator('.drain-preview h3')).toHaveText('1 replica moves');
   await expect(dialog.locator('.moving')).toContainText(moving.id);
-  await expect(dialog.locator('code').filter({ hasText: `llmgw ctl drain ${node}` })).toBeVisible();
+  await expect(dialog.locator('code').filter({ hasText: new RegExp(`^llmgw ctl --server \\S+ drain ${node}$`) })).toBeVisible();
   await dialog.getByRole('button', { name: `Drain ${node}` }).click();
 
   await expect(page.getByRole('status')).toContainText(`${node} is now draining`);

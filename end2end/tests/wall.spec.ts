@@ -1,4 +1,4 @@
-import { expect, freePort, withJs, recordHeartbeats, startOwn as start, stopOwn, test, waitFor, waitForHeartbeats, waitForIslands } from './support';
+import { BASE, expect, freePort, withJs, recordHeartbeats, startOwn as start, stopOwn, test, waitFor, waitForHeartbeats, waitForIslands } from './support';
 import type { Page } from '@playwright/test';
 
 // Tests that stop servers start their own simulator and console, so that
@@ -61,7 +61,7 @@ test('the panel and turn choice survive a reload from the link', async ({ page }
   await page.getByLabel('Seconds per panel').fill('5');
   await page.getByRole('button', { name: 'Make the link' }).click();
   const link = page.locator('a.wall-link');
-  await expect(link).toHaveText('/wall?panels=nodes,models&cycle=5');
+  await expect(link).toHaveText(`${BASE}/wall?panels=nodes,models&cycle=5`);
   await link.click();
   await expect(page).toHaveURL(/\/wall\?panels=nodes,models&cycle=5$/);
   const shownPanel = page.locator('.wall-panel:visible');

@@ -87,7 +87,10 @@ async fn a_confirmed_collection_goes_through_once_and_reports_each_node() {
     let headers = response.headers();
     assert!(headers.contains_key("serverfnredirect"), "{headers:?}");
     let location = headers["location"].to_str().expect("ascii");
-    assert!(location.starts_with("/weights?receipt="), "{headers:?}");
+    assert!(
+        location.starts_with("/c/default/weights?receipt="),
+        "{headers:?}"
+    );
     // Only the refusing node keeps its files.
     assert_eq!(orphan_count(&app), 1);
     assert!(before > 1);
@@ -223,7 +226,10 @@ async fn a_form_posted_without_javascript_returns_to_the_page_with_its_receipt()
                 ("node", "gpu-l40s-03"),
                 ("state", "draining"),
                 ("confirm", "yes"),
-                ("back", "/nodes?q=l40s&confirm=drain&node=gpu-l40s-03"),
+                (
+                    "back",
+                    "/c/default/nodes?q=l40s&confirm=drain&node=gpu-l40s-03",
+                ),
             ],
         )
         .await;
@@ -232,7 +238,10 @@ async fn a_form_posted_without_javascript_returns_to_the_page_with_its_receipt()
         .to_str()
         .expect("ascii")
         .to_string();
-    assert!(location.starts_with("/nodes?q=l40s&receipt="), "{location}");
+    assert!(
+        location.starts_with("/c/default/nodes?q=l40s&receipt="),
+        "{location}"
+    );
     let page = app.parsed(&location).await;
     assert_eq!(page.text("section.receipt h2"), "Drain gpu-l40s-03");
     assert_eq!(
@@ -250,7 +259,7 @@ async fn an_action_the_admin_api_refuses_shows_its_message_verbatim() {
             &[
                 ("node", "no-such-node"),
                 ("state", "ready"),
-                ("back", "/nodes"),
+                ("back", "/c/default/nodes"),
             ],
         )
         .await;
@@ -291,7 +300,7 @@ async fn a_refusal_without_javascript_comes_back_to_the_page_it_was_made_on() {
             &[
                 ("node", node.as_str()),
                 ("state", "draining"),
-                ("back", "/nodes?q=gpu&confirm=drain"),
+                ("back", "/c/default/nodes?q=gpu&confirm=drain"),
             ],
         )
         .await;
@@ -300,7 +309,10 @@ async fn a_refusal_without_javascript_comes_back_to_the_page_it_was_made_on() {
         .to_str()
         .expect("ascii")
         .to_string();
-    assert!(location.starts_with("/nodes?q=gpu&receipt="), "{location}");
+    assert!(
+        location.starts_with("/c/default/nodes?q=gpu&receipt="),
+        "{location}"
+    );
     assert!(!location.contains("__err"), "{location}");
     let page = app.parsed(&location).await;
     assert_eq!(

@@ -205,11 +205,27 @@ async fn a_change_reaches_only_its_cluster_and_its_record_names_it() {
         .find(|r| r.outcome == Outcome::Done)
         .expect("a record of the change");
     assert_eq!(done.cluster.as_deref(), Some("us"));
-    // The audit page shows the cluster, and keeps one on request.
-    let page = fleet.page("/c/eu/audit?cluster=us").await;
+    // A form of one cluster goes back to a page of that cluster, whatever
+    // its `back` says.
+    let crossed = fleet
+        .post(
+            "/c/eu/api/set_node_state",
+            &[
+                ("node", &node_ids(&fleet.eu)[0]),
+                ("state", "ready"),
+                ("back", "/c/us/nodes"),
+            ],
+        )
+        .await;
+    let location = crossed.headers()["location"].to_str().expect("ascii");
+    assert!(location.starts_with("/c/eu/"), "{location}");
+    // Each cluster's audit page shows its own attempts.
+    let page = fleet.page("/c/us/audit").await;
     assert!(page.texts("td").iter().any(|t| t == "us"));
-    let page = fleet.page("/c/eu/audit?cluster=eu").await;
-    assert!(!page.has("tr[data-attempt]"));
+    let page = fleet.page("/c/eu/audit").await;
+    let rows = page.all("tr[data-attempt]");
+    assert!(!rows.is_empty());
+    assert!(rows.into_iter().all(|r| page.cell(r, "Cluster") == "eu"));
 }
 
 #[tokio::test]
@@ -218,11 +234,44 @@ async fn a_change_that_names_no_cluster_is_refused_and_recorded() {
     let node = node_ids(&fleet.eu)[0].clone();
     let answer = fleet.cordon("", &node).await;
     assert_eq!(answer.status(), 404);
+    // Nor a cluster this console does not show.
+    let answer = fleet.cordon("/c/mars", &node).await;
+    assert_eq!(answer.status(), 404);
     assert!(fleet.eu.audit().is_empty() && fleet.us.audit().is_empty());
     let refused = fleet.audit.recent();
-    assert_eq!(refused.len(), 1);
-    assert_eq!(refused[0].outcome, Outcome::Refused);
-    assert_eq!(refused[0].cluster, None);
+    assert_eq!(refused.len(), 2);
+    assert!(
+        refused
+            .iter()
+            .all(|r| r.outcome == Outcome::Refused && r.cluster.is_none())
+    );
+    // A read about one cluster must name it too; one about all need not.
+    assert_eq!(fleet.post("/api/list_nodes", &[]).await.status(), 404);
+    assert_eq!(fleet.post("/api/fleet_overview", &[]).await.status(), 200);
+    assert_eq!(fleet.post("/c/us/api/list_nodes", &[]).await.status(), 200);
+}
+
+#[tokio::test]
+async fn a_page_of_some_clusters_keeps_only_those_polled() {
+    let fleet = Fleet::spawn().await;
+    let nodes_calls = |sim: &Simulator| {
+        sim.calls()
+            .counts()
+            .get("/api/v1/nodes")
+            .copied()
+            .unwrap_or(0)
+    };
+    let stream = http()
+        .get(format!("{}/updates?clusters=eu", fleet.console))
+        .send()
+        .await
+        .expect("the stream answers");
+    assert_eq!(stream.status(), 200);
+    let (eu, us) = (nodes_calls(&fleet.eu), nodes_calls(&fleet.us));
+    tokio::time::sleep(Duration::from_millis(3_500)).await;
+    assert!(nodes_calls(&fleet.eu) >= eu + 2, "eu is polled while shown");
+    assert_eq!(nodes_calls(&fleet.us), us, "us is not shown, and not asked");
+    drop(stream);
 }
 
 #[tokio::test]
@@ -320,7 +369,15 @@ async fn the_overview_of_every_cluster_waits_for_none() {
         not_serving.iter().all(|h| h.starts_with("/c/eu/models/")),
         "{not_serving:?}"
     );
-    // While us hangs, eu's pages answer as before.
+    // While us hangs, and more of its pages wait than there are turns to
+    // render in, eu's pages answer as before.
+    let waiting: Vec<_> = (0..12)
+        .map(|_| {
+            let url = format!("{}/c/us/nodes", fleet.console);
+            tokio::spawn(async move { http().get(url).send().await })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(200)).await;
     let started = Instant::now();
     for _ in 0..5 {
         let _ = fleet.page("/c/eu/nodes").await;
@@ -330,6 +387,32 @@ async fn the_overview_of_every_cluster_waits_for_none() {
         "eu's pages waited on us: {:?}",
         started.elapsed()
     );
+    for w in waiting {
+        w.abort();
+    }
+}
+
+#[tokio::test]
+async fn a_cluster_that_hangs_from_the_start_costs_the_overview_one_second_once() {
+    let fleet = Fleet::spawn().await;
+    fleet.us.faults().set_delay(Duration::from_secs(30));
+    fleet.us.faults().set(Fault::Slow, None);
+    let started = Instant::now();
+    let page = fleet.page("/").await;
+    let first = started.elapsed();
+    assert!(first < Duration::from_secs(3), "{first:?}");
+    assert!(page.text("tr[data-cluster=us]").contains("not read yet"));
+    assert!(page.has("tr[data-cluster=eu] a[href='/c/eu/nodes']"));
+    // While that first read of us is still out, nothing waits for it.
+    for _ in 0..3 {
+        let started = Instant::now();
+        let _ = fleet.page("/").await;
+        assert!(
+            started.elapsed() < Duration::from_millis(500),
+            "{:?}",
+            started.elapsed()
+        );
+    }
 }
 
 #[tokio::test]

@@ -214,7 +214,11 @@ async fn a_refused_forms_receipt_is_in_the_consoles_words() {
     let answer = app
         .post_form_without_js(
             "set_node_state",
-            &[("node", words), ("state", "ready"), ("back", "/nodes")],
+            &[
+                ("node", words),
+                ("state", "ready"),
+                ("back", "/c/default/nodes"),
+            ],
         )
         .await;
     let location = back_to_the_page(&answer);
@@ -238,13 +242,13 @@ async fn a_form_its_function_cannot_read_goes_back_to_its_page() {
             &[
                 ("node", &node),
                 ("state", "paused"),
-                ("back", "/nodes?sort=gpus"),
+                ("back", "/c/default/nodes?sort=gpus"),
             ],
         )
         .await;
     let location = back_to_the_page(&answer);
     assert!(
-        location.starts_with("/nodes?sort=gpus&receipt="),
+        location.starts_with("/c/default/nodes?sort=gpus&receipt="),
         "{location}"
     );
     assert!(

@@ -74,13 +74,27 @@ pub fn follow(set: Setters) {
     on_visibility.forget();
 }
 
+/// The page's cluster's change stream; for a page about several, the
+/// stream of the clusters its own address lists.
+fn stream_address() -> String {
+    let search = window().location().search().unwrap_or_default();
+    let listed = search
+        .trim_start_matches('?')
+        .split('&')
+        .find(|pair| pair.starts_with("clusters="));
+    match listed {
+        Some(pair) => format!("{}?{pair}", crate::urls::scoped(PATH)),
+        None => crate::urls::scoped(PATH),
+    }
+}
+
 fn page_is_visible() -> bool {
     document().visibility_state() == web_sys::VisibilityState::Visible
 }
 
 fn open(feed: &Shared) {
     shut(feed);
-    let Ok(source) = EventSource::new(&crate::urls::scoped(PATH)) else {
+    let Ok(source) = EventSource::new(&stream_address()) else {
         return;
     };
     let on_message = {

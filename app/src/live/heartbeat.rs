@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::wall::Pulse;
 
-/// Where pages subscribe (server-sent events).
+/// Where pages subscribe (server-sent events). A page about several
+/// clusters adds the `clusters=` of its own address.
 pub const PATH: &str = "/updates";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,4 +23,23 @@ pub struct Heartbeat {
     /// read. Pushed, so that no tab asks for it on every change.
     #[serde(default)]
     pub pulse: Option<Pulse>,
+}
+
+impl Heartbeat {
+    /// The heartbeats of several clusters as one: it moves when either
+    /// moves, is ok when both are, and its pulse counts the trouble of
+    /// both (a cluster whose lists could not be read adds none).
+    pub fn merge(self, other: Self) -> Self {
+        Self {
+            generation: self.generation.wrapping_add(other.generation),
+            ok: self.ok && other.ok,
+            pulse: match (self.pulse, other.pulse) {
+                (Some(a), Some(b)) => Some(Pulse {
+                    not_serving: a.not_serving + b.not_serving,
+                    nodes_in_trouble: a.nodes_in_trouble + b.nodes_in_trouble,
+                }),
+                (one, other) => one.or(other),
+            },
+        }
+    }
 }

@@ -10,22 +10,15 @@ use crate::server_fns::audit::recent_audit;
 
 #[component]
 pub fn AuditPage() -> impl IntoView {
-    // One audit for every cluster; each record names its cluster, and
-    // `?cluster=` keeps one.
-    let ui = crate::ui_settings::UiSettings::current();
-    let only_this = ui.cluster.filter(|_| ui.clusters.len() > 1).map(|c| {
-        let href = crate::urls::scoped(&format!("/audit?cluster={}", c.id));
-        view! { <p><a href=href>{format!("Only {}'s attempts", c.label)}</a></p> }
-    });
     view! {
         <Title text=crate::site_map::AUDIT.title />
         <h1>"Audit"</h1>
         <p class="lede">
-            "Every attempt at a change through this console since it started, refused ones "
-            "included, on every cluster it shows. The full record is in the console's log "
-            "(and its audit log file)."
+            "Every attempt at a change of this cluster through this console since it "
+            "started, refused ones included (and those refused before they named a "
+            "cluster). The full record, of every cluster, is in the console's log (and "
+            "its audit log file)."
         </p>
-        {only_this}
         <LiveTable
             fetch=recent_audit
             class="data audit"

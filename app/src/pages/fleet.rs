@@ -2,6 +2,7 @@
 //! last read, and every model not serving anywhere. Each figure links into
 //! its cluster's own list.
 
+use leptos::context::Provider;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
@@ -42,7 +43,15 @@ fn render_fleet(report: FleetReport) -> impl IntoView {
                 </tr>
             </thead>
             <tbody>
-                {clusters.iter().cloned().map(|c| view! { <GlanceRow glance=c /> }).collect_view()}
+                {clusters
+                    .iter()
+                    .cloned()
+                    .map(|c| view! {
+                        <Provider value=ClusterBase(c.tag.base().into())>
+                            <GlanceRow glance=c />
+                        </Provider>
+                    })
+                    .collect_view()}
             </tbody>
         </table>
         <h2>{format::count(not_serving, "model not serving", "models not serving")}</h2>
@@ -51,17 +60,21 @@ fn render_fleet(report: FleetReport) -> impl IntoView {
             {clusters
                 .into_iter()
                 .filter(|c| c.figures.as_ref().is_some_and(|f| !f.not_serving.is_empty()))
-                .map(|c| view! { <NotServingOf glance=c /> })
+                .map(|c| view! {
+                    <Provider value=ClusterBase(c.tag.base().into())>
+                        <NotServingOf glance=c />
+                    </Provider>
+                })
                 .collect_view()}
         </ul>
     }
 }
 
-/// One cluster's line; its links are that cluster's. A cluster that fails
-/// keeps its last figures, marked stale, beside the reason.
+/// One cluster's line; its links are that cluster's (it is given the
+/// cluster's `ClusterBase`). A cluster that fails keeps its last figures,
+/// marked stale, beside the reason.
 #[component]
 fn GlanceRow(glance: ClusterGlance) -> impl IntoView {
-    provide_context(ClusterBase(glance.tag.base().into()));
     let read = match glance.age_seconds {
         None => "not read yet".to_string(),
         Some(age) if age < 2 => "just now".to_string(),
@@ -108,10 +121,9 @@ fn GlanceRow(glance: ClusterGlance) -> impl IntoView {
 }
 
 /// The models not serving in one cluster, each linking to its explanation
-/// there.
+/// there (it is given the cluster's `ClusterBase`).
 #[component]
 fn NotServingOf(glance: ClusterGlance) -> impl IntoView {
-    provide_context(ClusterBase(glance.tag.base().into()));
     let lines = glance.figures.map(|f| f.not_serving).unwrap_or_default();
     lines
         .into_iter()

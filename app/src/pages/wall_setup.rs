@@ -22,7 +22,19 @@ pub fn WallSetupPage() -> impl IntoView {
     let clusters = ui.clusters.clone();
     // The clusters the wall shows: this page's own unless others are
     // ticked; several make a wall of several, side by side.
-    let chosen = Memo::new(move |_| query.with(|q| q.get_all("cluster").unwrap_or_default()));
+    // Only ids of clusters there are: anything else in the address would be
+    // written into the link.
+    let known: Vec<String> = ui.clusters.iter().map(|c| c.id.clone()).collect();
+    let chosen = Memo::new(move |_| {
+        query.with(|q| {
+            let asked = q.get_all("cluster").unwrap_or_default();
+            known
+                .iter()
+                .filter(|id| asked.contains(id))
+                .cloned()
+                .collect::<Vec<String>>()
+        })
+    });
     move || {
         let layout = layout.get();
         let mut chosen = chosen.get();

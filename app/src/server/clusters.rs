@@ -29,6 +29,10 @@ pub struct Cluster {
     pub read_only: bool,
     /// A read behind a page that does not wait for it is under way.
     reading_behind: AtomicBool,
+    /// Told when such a read ends.
+    read_ended: tokio::sync::Notify,
+    /// When a page of several clusters first asked for this one.
+    first_asked: std::sync::OnceLock<std::time::Instant>,
 }
 
 impl Cluster {
@@ -48,19 +52,25 @@ impl Cluster {
             changes: Arc::new(ChangeFeed::default()),
             read_only,
             reading_behind: AtomicBool::new(false),
+            read_ended: tokio::sync::Notify::new(),
+            first_asked: std::sync::OnceLock::new(),
         }
     }
 
     /// What is known of the cluster's wall, for a page that shows many
     /// clusters: the last view that could be made, and why the latest
-    /// attempt failed if it did. A cluster never read before is read now,
-    /// waiting [`FIRST_READ_WAIT`] at most; after that nothing waits, and
-    /// the next read happens behind the page.
+    /// attempt failed if it did. Nothing waits for a read but in the
+    /// first [`FIRST_READ_WAIT`] after a page first asked for a cluster
+    /// never read: its first read, behind the page like every other, is
+    /// given until then.
     pub async fn wall_as_known(self: &Arc<Self>) -> KnownWall {
-        if self.wall.last_known().is_none() {
-            let _ = tokio::time::timeout(FIRST_READ_WAIT, self.wall.current(&self.snapshots)).await;
-        }
+        let first = *self.first_asked.get_or_init(std::time::Instant::now);
+        let ended = self.read_ended.notified();
         self.read_behind();
+        let left = (first + FIRST_READ_WAIT).saturating_duration_since(std::time::Instant::now());
+        if self.wall.last_known().is_none() && !left.is_zero() {
+            let _ = tokio::time::timeout(left, ended).await;
+        }
         let error = self
             .wall
             .last_known()
@@ -93,7 +103,8 @@ impl Cluster {
     }
 }
 
-/// How long a page of several clusters waits for one it has never read.
+/// How long the pages of several clusters wait, in all, for one they have
+/// never read: the first second after the first of them asked.
 pub const FIRST_READ_WAIT: Duration = Duration::from_secs(1);
 
 /// What a page of several clusters knows of one.
@@ -110,6 +121,7 @@ struct ReadBehind(Arc<Cluster>);
 impl Drop for ReadBehind {
     fn drop(&mut self) {
         self.0.reading_behind.store(false, Ordering::SeqCst);
+        self.0.read_ended.notify_waiters();
     }
 }
 

@@ -98,6 +98,40 @@ impl ConsoleContext {
             .collect()
     }
 
+    /// The clusters a page shows: its own; on a page about no one cluster,
+    /// those its address lists (`clusters=eu,us`), or every one.
+    pub fn shown_clusters(&self, query: Option<&str>) -> Vec<Arc<Cluster>> {
+        if self.ui.cluster.is_some() || !self.clusters.are_several() {
+            return vec![self.cluster.clone()];
+        }
+        let listed = query
+            .into_iter()
+            .flat_map(|q| q.split('&'))
+            .find_map(|pair| pair.strip_prefix("clusters="))
+            .map(|ids| {
+                crate::cluster_tag::listed_ids(
+                    &crate::urls::decode_component(ids),
+                    self.clusters.len(),
+                )
+            });
+        match listed {
+            Some(ids) => ids
+                .iter()
+                .filter_map(|id| self.clusters.get(id).cloned())
+                .collect(),
+            None => self.clusters.iter().cloned().collect(),
+        }
+    }
+
+    /// The heartbeat a page of `shown` clusters is rendered at: what its
+    /// change stream will say, so that it reads again only on news.
+    pub fn heartbeat_of(shown: &[Arc<Cluster>]) -> Option<crate::live::heartbeat::Heartbeat> {
+        shown
+            .iter()
+            .filter_map(|c| c.changes.current())
+            .reduce(|all, h| all.merge(h))
+    }
+
     /// Where the request's links start: its cluster's addresses, or none.
     pub fn cluster_base(&self) -> ClusterBase {
         ClusterBase(

@@ -34,6 +34,15 @@ pub const READS: [&str; 15] = [
     "read_walls",
 ];
 
+/// The functions about every cluster at once, the only ones a request that
+/// names no cluster may call on a console of several: any other, a function
+/// added tomorrow included, is about one cluster and must say which.
+pub const CONSOLE_WIDE: [&str; 2] = ["fleet_overview", "read_walls"];
+
+pub fn is_console_wide(endpoint: &str) -> bool {
+    CONSOLE_WIDE.contains(&endpoint)
+}
+
 pub fn is_read(endpoint: &str) -> bool {
     READS.contains(&endpoint)
 }

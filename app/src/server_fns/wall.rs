@@ -34,21 +34,6 @@ pub async fn read_walls(
     ssr::read_walls(clusters).await
 }
 
-/// The ids a `clusters=` parameter lists, each once, in order, no more than
-/// there can be clusters.
-pub fn listed_ids(clusters: &str, at_most: usize) -> Vec<String> {
-    let mut ids: Vec<String> = Vec::new();
-    for id in clusters.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-        if ids.len() >= at_most {
-            break;
-        }
-        if !ids.iter().any(|i| i == id) {
-            ids.push(id.chars().take(crate::cluster_tag::ID_LIMIT).collect());
-        }
-    }
-    ids
-}
-
 #[cfg(feature = "ssr")]
 mod ssr {
     use super::*;
@@ -62,7 +47,7 @@ mod ssr {
 
     pub async fn read_walls(clusters: String) -> Result<Vec<ClusterWall>, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        let ids = listed_ids(&clusters, cx.clusters.len());
+        let ids = crate::cluster_tag::listed_ids(&clusters, cx.clusters.len());
         let walls = ids.into_iter().map(|id| {
             let cluster = cx.clusters.get(&id).cloned();
             async move {

@@ -66,11 +66,6 @@ impl TableRow for AuditRecord {
     ];
     const ROW_HEADER: Option<usize> = Some(2);
 
-    /// `?cluster=eu` keeps one cluster's attempts.
-    fn passes(&self, facet: &str, value: &str) -> bool {
-        facet != "cluster" || self.cluster.as_deref() == Some(value)
-    }
-
     /// An attempt's number and what the record says of it: an attempt
     /// sent and then done is two rows.
     fn key(&self) -> String {
