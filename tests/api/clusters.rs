@@ -41,8 +41,16 @@ impl Fleet {
     }
 
     async fn spawn_with(us_read_only: bool) -> Self {
+        Self::spawn_of(
+            Simulator::built_by(|| generated::build(12, 6, 5)),
+            us_read_only,
+        )
+        .await
+    }
+
+    /// `eu` the demo cluster, `us` the cluster `us` simulates.
+    async fn spawn_of(us: Simulator, us_read_only: bool) -> Self {
         let eu = Simulator::demo();
-        let us = Simulator::built_by(|| generated::build(12, 6, 5));
         let clusters = [cluster("eu", &eu, false), cluster("us", &us, us_read_only)];
         let context = console_context_for(&settings(), &clusters).expect("valid settings");
         let audit = context.audit.clone();
@@ -413,6 +421,51 @@ async fn a_cluster_that_hangs_from_the_start_costs_the_overview_one_second_once(
             started.elapsed()
         );
     }
+}
+
+#[tokio::test]
+async fn a_node_or_model_page_offers_the_same_name_only_where_it_is_listed() {
+    // Two demo clusters: the same names in both.
+    let fleet = Fleet::spawn_of(Simulator::demo(), false).await;
+    let node = node_ids(&fleet.eu)[0].clone();
+    let _ = fleet.page("/c/us/nodes").await;
+    let page = fleet.page(&format!("/c/eu/nodes/{node}")).await;
+    assert_eq!(page.hrefs("nav.also-in a"), [format!("/c/us/nodes/{node}")]);
+    // A name us does not list is offered nowhere.
+    fleet.us.cluster().nodes.retain(|n| n.id != node);
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    let _ = fleet.page("/c/us/nodes").await;
+    let page = fleet.page(&format!("/c/eu/nodes/{node}")).await;
+    assert!(!page.has("nav.also-in"));
+}
+
+#[tokio::test]
+async fn a_wall_of_several_clusters_marks_an_outage_on_its_own_column() {
+    let fleet = Fleet::spawn().await;
+    let page = fleet.page("/wall?clusters=eu,us&panels=models,nodes").await;
+    let columns = page.all("section.wall-column");
+    assert_eq!(columns.len(), 2);
+    assert!(page.has("section.wall-column[data-cluster=eu] .wall-panel[data-panel=models]"));
+    assert!(page.has("section.wall-column[data-cluster=us] .wall-panel[data-panel=nodes]"));
+    assert!(!page.has("section.wall-column.stale"));
+    // us goes down: its column keeps its panels, marked; eu's is as it was.
+    fleet.us.faults().set(Fault::Down, None);
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    let _ = fleet.page("/wall?clusters=eu,us").await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let page = fleet.page("/wall?clusters=eu,us&panels=models,nodes").await;
+    assert!(page.has("section.wall-column.stale[data-cluster=us] .wall-panel"));
+    assert!(page.has("section.wall-column[data-cluster=us] .stale-note"));
+    assert!(!page.has("section.wall-column.stale[data-cluster=eu]"));
+    // An id the console does not know is said so, in its own column.
+    let page = fleet.page("/wall?clusters=eu,mars").await;
+    assert!(
+        page.text("section.wall-column[data-cluster=mars]")
+            .contains("no cluster")
+    );
+    // And the console stays ready while one cluster is down.
+    let ready = fleet.get("/readyz").await;
+    assert_eq!(ready.status(), 200);
 }
 
 #[tokio::test]
