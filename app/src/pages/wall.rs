@@ -38,9 +38,15 @@ pub fn WallPage() -> impl IntoView {
         .filter(|_| ui.cluster.is_none());
     let body = match several {
         Some(clusters) => {
+            let shown: String = clusters
+                .chars()
+                .take(200)
+                .collect::<String>()
+                .replace(',', " · ");
             let data = Resource::new(move || clusters.clone(), read_walls);
             view! {
                 <header class="wall-head">
+                    <span class="wall-cluster">{shown}</span>
                     <Clock />
                 </header>
                 <Live
