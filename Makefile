@@ -5,9 +5,11 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 RUN := ./scripts/with-toolchain.sh
-BIN := target/dist/llmgw-console
+# The shipped binary's profile, as Cargo.toml's build settings name it.
+PROFILE := $(shell sed -n 's/^bin-profile-release *= *"\(.*\)"/\1/p' Cargo.toml)
+BIN := target/$(PROFILE)/llmgw-console
 
-.PHONY: demo dev test setup build lint fmt unit unit-browser sizes e2e bench clean
+.PHONY: demo dev test setup setup-test setup-dev build lint fmt unit unit-browser sizes e2e bench clean
 
 ## demo: build everything and run the console on the built-in demo cluster
 demo: build
@@ -15,47 +17,53 @@ demo: build
 	$(BIN) --demo
 
 ## dev: rebuild on every save and reload the browser (debug build, demo cluster)
-dev: setup
+dev: setup-dev
 	LLMGW_CONSOLE_DEMO=true $(RUN) bash -c 'cargo leptos watch $(LIB_ARGS)'
 
 ## test: formatting, lints for both halves, every test, the sizes, and the end-to-end suite
-test: setup lint build unit unit-browser sizes e2e
+test: setup-test lint build unit unit-browser sizes e2e
 
+# What each command needs, and nothing more (scripts/bootstrap.sh).
 setup:
-	./scripts/bootstrap.sh
+	./scripts/bootstrap.sh build
+setup-test:
+	./scripts/bootstrap.sh test
+setup-dev:
+	./scripts/bootstrap.sh dev
 
 ## build: the release binary, with the site embedded and precompressed
 build: setup $(BIN)
 
-# Only when a source is newer than the binary: cargo-leptos regenerates and
-# rewrites the site every time, and since the site is embedded, that alone
-# would recompile the server and its tests.
+# Only when a source is newer than the binary: the build itself writes only
+# what changed, but it would still run wasm-bindgen, wasm-opt and cargo.
 SOURCES := $(shell find src app/src style public -type f) Cargo.toml app/Cargo.toml Cargo.lock \
-	rust-toolchain.toml
+	rust-toolchain.toml scripts/build.mjs tools/package-lock.json
 # The WASM half's extra cargo arguments (build-std on Debian's Rust), given
 # only when there are any: an empty --lib-cargo-args makes cargo fail.
 LIB_ARGS := $${LLMGW_WASM_STD_ARGS:+--lib-cargo-args="$$LLMGW_WASM_STD_ARGS"}
-# --precompress also makes cargo-leptos build the front end before the server,
-# so the server embeds a finished site.
+# The site first, then the server that embeds it (scripts/build.mjs).
 $(BIN): $(SOURCES)
-	$(RUN) bash -c 'cargo leptos build --release --precompress $(LIB_ARGS)'
+	$(RUN) node scripts/build.mjs
 	touch $(BIN)
 
 lint: setup
 	$(RUN) cargo fmt --all --check
+	$(RUN) scripts/check-shared-deps.sh
 	$(RUN) cargo clippy --workspace --all-targets --features ssr -- -D warnings
 	$(RUN) bash -c 'cargo clippy --workspace --lib --features hydrate --target wasm32-unknown-unknown $$LLMGW_WASM_STD_ARGS -- -D warnings'
 
 fmt: setup
 	$(RUN) cargo fmt --all
 
-## unit: unit and integration tests (release profile, sharing the build's artifacts)
+## unit: unit and integration tests, in the shipped binary's profile so that
+## they reuse every dependency `make build` compiled
+## (scripts/check-shared-deps.sh)
 unit: build
 	$(RUN) cargo test --release --workspace --features ssr
 
 ## unit-browser: the browser-side tests (the live document's morph) in
 ## headless Chromium, through wasm-bindgen-test and ChromeDriver
-unit-browser: setup
+unit-browser: setup-test
 	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 	WASM_BINDGEN_TEST_WEBDRIVER_JSON=$(CURDIR)/app/tests/webdriver.json \
 	$(RUN) bash -c 'cargo test -p app --test morph --features hydrate --target wasm32-unknown-unknown $$LLMGW_WASM_STD_ARGS'
@@ -66,7 +74,7 @@ sizes: build
 	node scripts/bench.mjs sizes --check
 
 ## e2e: Playwright against the release binary in headless Chromium
-e2e: build
+e2e: setup-test build
 	cd end2end && npx playwright test
 
 ## bench: every figure of the console beside its budget (scripts/bench.mjs;

@@ -17,7 +17,7 @@ import { resolve } from 'node:path';
 const ROOT = resolve(import.meta.dirname, '..');
 // LLMGW_BENCH_BIN measures another build (an older commit's, for a before
 // and after).
-const BIN = process.env.LLMGW_BENCH_BIN ?? resolve(ROOT, 'target/dist/llmgw-console');
+const BIN = process.env.LLMGW_BENCH_BIN ?? resolve(ROOT, 'target/release/llmgw-console');
 const children = [];
 
 function freePort() {

@@ -8,6 +8,14 @@
 # build machines), as a user with sudo (apt is only asked for what is
 # missing), and where there is no apt at all (a laptop).
 #
+# What it installs depends on what is asked of it, so that a first
+# `make demo` waits for nothing it does not use:
+#   scripts/bootstrap.sh [build]  Rust with wasm32, Node, wasm-bindgen-cli,
+#                                 npm's build tools (make build, make demo)
+#   scripts/bootstrap.sh test     and Playwright, Chromium, ChromeDriver
+#   scripts/bootstrap.sh dev      and cargo-leptos (make dev; compiled once,
+#                                 about 17 minutes on two cores)
+#
 # Settings, for scripts/prove-bootstrap.sh and unusual machines:
 #   LLMGW_RUSTUP_TIMEOUT  seconds rustup may spend downloading (default 90).
 #                         Where it cannot reach its server it hangs rather
@@ -17,6 +25,15 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+
+purpose=${1:-build}
+case $purpose in
+build | test | dev) ;;
+*)
+  echo "usage: scripts/bootstrap.sh [build|test|dev]" >&2
+  exit 2
+  ;;
+esac
 
 CARGO_LEPTOS_VERSION=0.3.11
 BINARYEN_MAJOR=132 # the version tools/package.json pins
@@ -211,16 +228,20 @@ if [ -z "$node_major" ] || [ "$node_major" -lt "$NODE_MAJOR_MIN" ] || ! command 
   apt_install nodejs npm
 fi
 
-# --- 3. cargo-leptos, compiled once (11 to 25 minutes on two cores) ---------
+# --- 3. cargo-leptos, for `make dev` only (about 17 minutes on two cores) ---
+# `cargo leptos watch` rebuilds and reloads on a save; `make build` does the
+# same steps with tools that install in seconds (scripts/build.mjs).
 # `no_downloads` makes it take wasm-bindgen and wasm-opt from PATH instead of
 # fetching its own, which cannot work on a closed network.
 
-if run cargo leptos --version 2>/dev/null | grep -qx "cargo-leptos $CARGO_LEPTOS_VERSION"; then
-  say "cargo-leptos $CARGO_LEPTOS_VERSION is installed"
-else
-  say "installing cargo-leptos $CARGO_LEPTOS_VERSION (slow, once)"
-  run cargo install cargo-leptos --version "$CARGO_LEPTOS_VERSION" --locked --force \
-    --features no_downloads
+if [ "$purpose" = dev ]; then
+  if run cargo leptos --version 2>/dev/null | grep -qx "cargo-leptos $CARGO_LEPTOS_VERSION"; then
+    say "cargo-leptos $CARGO_LEPTOS_VERSION is installed"
+  else
+    say "installing cargo-leptos $CARGO_LEPTOS_VERSION for make dev (once; about 17 minutes on two cores)"
+    run cargo install cargo-leptos --version "$CARGO_LEPTOS_VERSION" --locked --force \
+      --features no_downloads
+  fi
 fi
 
 # --- 4. wasm-bindgen-cli, exactly the wasm-bindgen crate's version ----------
@@ -229,14 +250,15 @@ bindgen=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; 
 if run wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $bindgen"; then
   say "wasm-bindgen-cli $bindgen is installed"
 else
-  say "installing wasm-bindgen-cli $bindgen"
+  say "installing wasm-bindgen-cli $bindgen (once; about 4 minutes on two cores)"
   # Not --locked: the registry mirror has lacked one of its locked dependencies.
   run cargo install wasm-bindgen-cli --version "$bindgen" --force
 fi
 
-# --- 5. npm packages: wasm-opt (binaryen) and Playwright --------------------
-# Debian's binaryen is too old and emits modules browsers reject, hence npm's.
-# `npm ci` only when the lock file changed since the last one.
+# --- 5. npm packages: the build's tools, and Playwright for the tests -------
+# tools/: wasm-opt (binaryen; Debian's is too old and emits modules browsers
+# reject), esbuild and Lightning CSS, all prebuilt, so they install in
+# seconds. `npm ci` only when the lock file changed since the last one.
 
 npm_ci() {
   local dir=$1
@@ -248,9 +270,14 @@ npm_ci() {
   fi
 }
 npm_ci tools
-npm_ci end2end
+if [ "$purpose" = test ]; then npm_ci end2end; fi
 run wasm-opt --version 2>/dev/null | grep -Eq "version $BINARYEN_MAJOR([^0-9]|\$)" ||
   die "wasm-opt: $(command -v wasm-opt || echo none) is not binaryen $BINARYEN_MAJOR"
+
+if [ "$purpose" != test ]; then
+  say "ready to $purpose"
+  exit 0
+fi
 
 # --- 6. Chromium for the end-to-end tests -----------------------------------
 # Debian's where there is apt (Playwright cannot download its own on a closed
@@ -281,4 +308,4 @@ else
   die "chromedriver: none found; install the ChromeDriver of your Chromium and set CHROMEDRIVER to it"
 fi
 
-say "ready"
+say "ready to test"

@@ -14,10 +14,10 @@
 #        (all three by default). Keeps its work in $LLMGW_PROVE_DIR if set.
 #
 # Needs a rustup that can download (present, old-stable) and apt as root
-# (no-download). cargo-leptos and wasm-bindgen-cli are shared with the
-# machine's, so each condition costs one release build: about 15 minutes on
-# two cores, and the Debian one builds in a clone of its own, since two
-# compilers in one target/ rebuild each other's work.
+# (no-download). wasm-bindgen-cli is shared with the machine's, so each
+# condition costs one release build (about 12 minutes on two cores), and the
+# Debian one builds in a clone of its own, since two compilers in one target/
+# rebuild each other's work.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -38,7 +38,7 @@ clone() {
   else
     git -C "$dir" fetch -q "$root" HEAD && git -C "$dir" checkout -q --detach FETCH_HEAD
   fi
-  rm -rf "$dir/target/toolchain" "$dir/target/dist/llmgw-console"
+  rm -rf "$dir/target/toolchain" "$dir/target/release/llmgw-console"
   printf '%s' "$dir"
 }
 
@@ -77,7 +77,7 @@ while True:
 # The built console serves the demo cluster's nodes page, started in its own
 # clone, whose Leptos.toml it reads.
 serves() {
-  local bin=$1/target/dist/llmgw-console log=$work/serve.log
+  local bin=$1/target/release/llmgw-console log=$work/serve.log
   (cd "$1" && exec "$bin" --demo --listen 127.0.0.1:0 --log info 2>"$log") &
   local pid=$! url="" i
   for i in $(seq 50); do

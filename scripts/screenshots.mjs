@@ -9,7 +9,7 @@ import net from 'node:net';
 import { resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const BIN = resolve(ROOT, 'target/dist/llmgw-console');
+const BIN = resolve(ROOT, 'target/release/llmgw-console');
 const { chromium } = createRequire(resolve(ROOT, 'end2end/package.json'))('@playwright/test');
 
 const port = await new Promise((ok) => {

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, test as base, type Locator, type Page, type TestInfo } from '@playwright/test';
 
-export const BIN = resolve(__dirname, '../../target/dist/llmgw-console');
+export const BIN = resolve(__dirname, '../../target/release/llmgw-console');
 
 type Ports = { noJs: { sim: number; console: number }; js: { sim: number; console: number } };
 
