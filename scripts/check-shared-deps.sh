@@ -11,7 +11,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # Each crate once per feature set, as `package version (origin) features`.
 tree() {
-  cargo tree --locked --offline --no-default-features --features ssr \
+  cargo tree --locked --no-default-features --features ssr \
     -f '{p} {f}' --prefix none "$@" | sed 's/ (\*)$//' | sort -u
 }
 
