@@ -32,19 +32,15 @@ setup-dev:
 	./scripts/bootstrap.sh dev
 
 ## build: the release binary, with the site embedded and precompressed
-build: setup $(BIN)
+# Run every time, not only when a source is newer: it takes seconds when
+# nothing changed, and the site it writes may have been replaced since
+# (`make dev` writes a debug build of it into the same folder).
+build: setup
+	$(RUN) node scripts/build.mjs
 
-# Only when a source is newer than the binary: the build itself writes only
-# what changed, but it would still run wasm-bindgen, wasm-opt and cargo.
-SOURCES := $(shell find src app/src style public -type f) Cargo.toml app/Cargo.toml Cargo.lock \
-	rust-toolchain.toml scripts/build.mjs tools/package-lock.json
 # The WASM half's extra cargo arguments (build-std on Debian's Rust), given
 # only when there are any: an empty --lib-cargo-args makes cargo fail.
 LIB_ARGS := $${LLMGW_WASM_STD_ARGS:+--lib-cargo-args="$$LLMGW_WASM_STD_ARGS"}
-# The site first, then the server that embeds it (scripts/build.mjs).
-$(BIN): $(SOURCES)
-	$(RUN) node scripts/build.mjs
-	touch $(BIN)
 
 lint: setup
 	$(RUN) cargo fmt --all --check
@@ -70,7 +66,7 @@ unit-browser: setup-test
 
 ## sizes: fails when the binary, the WASM or a first load grew past what the
 ## tests hold them to (scripts/bench.mjs, HELD)
-sizes: build
+sizes: setup-test build
 	node scripts/bench.mjs sizes --check
 
 ## e2e: Playwright against the release binary in headless Chromium
@@ -79,7 +75,7 @@ e2e: setup-test build
 
 ## bench: every figure of the console beside its budget (scripts/bench.mjs;
 ## one part alone: make bench PART=sizes)
-bench: build
+bench: setup-test build
 	node scripts/bench.mjs $(PART)
 
 clean:

@@ -65,6 +65,8 @@ function buildSettings() {
     lib: leptos['lib-package'] ?? server.name,
     siteRoot: path.join(ROOT, leptos['site-root']),
     pkgDir: leptos['site-pkg-dir'],
+    // The server's file that embeds the site (#[derive(rust_embed::Embed)]).
+    embedder: 'src/assets.rs',
     style: path.join(ROOT, leptos['style-file']),
     assets: path.join(ROOT, leptos['assets-dir']),
     browsers: leptos.browserquery ?? 'defaults',
@@ -92,12 +94,15 @@ function put(file, bytes) {
   fs.writeFileSync(file, bytes);
 }
 
-/** Every file under `dir`, relative to it. */
-function filesUnder(dir) {
+/** Every file under `dir`, relative to it. (Walked by hand: the recursive
+ * readdir's entries name their folder only from Node 18.20 on.) */
+function filesUnder(dir, prefix = '') {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)));
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const name = path.join(prefix, entry.name);
+    if (entry.isDirectory()) return filesUnder(path.join(dir, entry.name), name);
+    return entry.isFile() ? [name] : [];
+  });
 }
 
 /** The islands' WASM and its JS: cargo, wasm-bindgen, wasm-opt, esbuild.
@@ -112,7 +117,13 @@ function front(settings, site) {
     '--profile', settings.libProfile, ...featureArgs(settings.libFeatures, settings.libDefault), ...stdArgs,
   ]);
   const module = path.join(targetDir, WASM_TARGET, settings.libProfile, `${settings.lib.replaceAll('-', '_')}.wasm`);
-  const digest = sha256(fs.readFileSync(module));
+  // The output depends on the module, on the tools' versions and on this
+  // script's flags: all three are in the key.
+  const digest = sha256(Buffer.concat([
+    fs.readFileSync(module),
+    fs.readFileSync(path.join(ROOT, 'tools', 'package-lock.json')),
+    fs.readFileSync(fileURLToPath(import.meta.url)),
+  ]));
   const cache = path.join(targetDir, 'bindgen');
   const stamp = path.join(cache, 'input.sha256');
   const outputs = [`${settings.name}.js`, `${settings.name}.wasm`];
@@ -160,15 +171,18 @@ function assets(settings, site) {
 }
 
 /** Writes the site: each file with its brotli and gzip copies, made once here
- * so the server never compresses its own code; files no longer built go. */
+ * so the server never compresses its own code; files no longer built go.
+ * Returns whether a file was added: the server's embedding notices changed
+ * and removed files by itself, but not new ones. */
 function writeSite(settings, site) {
   say(`the site: ${site.size} files, with brotli and gzip copies, in ${path.relative(ROOT, settings.siteRoot)}/`);
   const wanted = new Set();
+  let added = false;
   for (const [name, bytes] of site) {
     const file = path.join(settings.siteRoot, name);
     wanted.add(file);
     const before = fs.existsSync(file) ? fs.readFileSync(file) : null;
-    put(file, bytes);
+    added ||= before === null;
     for (const [suffix, compress] of [
       ['.br', (b) => zlib.brotliCompressSync(b, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } })],
       ['.gz', (b) => zlib.gzipSync(b, { level: 9 })],
@@ -178,11 +192,15 @@ function writeSite(settings, site) {
       if (before && before.equals(bytes) && fs.existsSync(file + suffix)) continue;
       put(file + suffix, compress(bytes));
     }
+    // The file itself last: a build cut short before it leaves a file that
+    // differs, so the next one makes its copies again.
+    put(file, bytes);
   }
   for (const name of filesUnder(settings.siteRoot)) {
     const file = path.join(settings.siteRoot, name);
     if (!wanted.has(file)) fs.rmSync(file);
   }
+  return added;
 }
 
 function server(settings) {
@@ -198,6 +216,11 @@ const site = new Map();
 front(settings, site);
 style(settings, site);
 assets(settings, site);
-writeSite(settings, site);
+if (writeSite(settings, site)) {
+  // The embedding's derive lists the site's files when it compiles; a new
+  // one is seen only when the file that derives it compiles again.
+  const now = new Date();
+  fs.utimesSync(path.join(ROOT, settings.embedder), now, now);
+}
 if (!process.argv.includes('--site-only')) server(settings);
 say(`done in ${Math.round((Date.now() - started) / 1000)} s`);

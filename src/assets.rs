@@ -1,4 +1,4 @@
-//! The site built by cargo-leptos (WASM, JS, CSS, `public/` files), compiled
+//! The site built by scripts/build.mjs (WASM, JS, CSS, `public/` files), compiled
 //! into the binary. Precompressed copies are chosen by `Accept-Encoding`, and
 //! an `ETag` per copy lets a browser revalidate with a `304`.
 //!

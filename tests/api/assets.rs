@@ -1,4 +1,4 @@
-//! The embedded site. These need the site built by cargo-leptos first
+//! The embedded site. These need the site built by scripts/build.mjs first
 //! (`make test` does that before running them).
 
 use crate::helpers::TestApp;

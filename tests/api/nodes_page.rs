@@ -64,8 +64,8 @@ async fn the_front_page_shows_the_node_table_too() {
     let page = app.parsed("/").await;
     let ids: Vec<&str> = lists.nodes.iter().map(|n| n.id.as_str()).collect();
     assert_eq!(page.row_keys("data-node"), ids);
-    // The page asks for the islands' script under the name cargo-leptos
-    // builds, in this build's folder.
+    // The page asks for the islands' script under the name the build gives
+    // it (Cargo.toml's output-name), in this build's folder.
     let scripts: Vec<&str> = page
         .all("link[rel=modulepreload], script[src]")
         .into_iter()
