@@ -308,4 +308,21 @@ else
   die "chromedriver: none found; install the ChromeDriver of your Chromium and set CHROMEDRIVER to it"
 fi
 
+# --- 8. Prometheus for the metrics tests -------------------------------------
+# `promtool` checks what /metrics writes and the shipped alert rules, and a
+# real Prometheus server scrapes a console (tests/api/metrics.rs). Debian's
+# package; its service is not started (the tests start their own server).
+
+if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then
+  command -v apt-get >/dev/null ||
+    die "prometheus: install Prometheus (prometheus and promtool on PATH) for the metrics tests"
+  apt_install --no-install-recommends prometheus
+  # Debian starts it as a service on :9090, the admin API's usual port;
+  # the tests need only the programs.
+  if command -v systemctl >/dev/null && systemctl is-active --quiet prometheus 2>/dev/null; then
+    say "stopping the prometheus service the package started (the tests run their own)"
+    as_root systemctl disable --now prometheus >/dev/null 2>&1 || true
+  fi
+fi
+
 say "ready to test"

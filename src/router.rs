@@ -27,6 +27,8 @@ use crate::allowed_hosts::AllowedHosts;
 use crate::change_stream::updates;
 use crate::cluster_scope::cluster_scope;
 use crate::connections::PeerStreams;
+use crate::metrics::requests::{RequestMeters, count_requests};
+use crate::metrics::{Metrics, scrape};
 use crate::pipeline::{Pipeline, pipeline};
 use crate::readiness::readyz;
 use crate::theme_switch::switch_theme;
@@ -122,6 +124,18 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts, streams: PeerStreams
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .with_state(state.clone());
+    // Scraped by address, as health checks are; it checks the name itself.
+    let requests = RequestMeters::default();
+    let metrics = Metrics::new(
+        &state.console,
+        &requests,
+        &pipeline_state.turns,
+        &pipeline_state.streams,
+        pipeline_state.hosts.clone(),
+    );
+    let scraped = Router::new()
+        .route("/metrics", get(scrape))
+        .with_state(metrics);
     let clusters = state.console.clusters.clone();
     let console = Router::new()
         .leptos_routes_with_context(&state, routes, with_context, move || shell(options.clone()))
@@ -137,7 +151,8 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts, streams: PeerStreams
             pipeline,
         ))
         .with_state(state)
-        .merge(health);
+        .merge(health)
+        .merge(scraped);
     // Which cluster a request is about is read from its address before
     // the address is routed: `/c/eu/nodes` is the page `/nodes` of `eu`.
     let scoped = tower::Layer::layer(
@@ -159,6 +174,11 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts, streams: PeerStreams
         .layer(TimeoutLayer::with_status_code(
             StatusCode::GATEWAY_TIMEOUT,
             Duration::from_secs(40),
+        ))
+        // Outside the timeout, so that an answer it cut short counts too.
+        .layer(axum::middleware::from_fn_with_state(
+            requests,
+            count_requests,
         ))
         // Pages and server function answers, brotli or gzip as the browser
         // asks; embedded assets are already compressed and pass through.

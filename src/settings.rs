@@ -105,6 +105,11 @@ pub struct Cli {
     /// Log filter, e.g. info or llmgw_console=debug; the audit is written whatever it says [default: info]
     #[arg(long, env = "LLMGW_CONSOLE_LOG", value_name = "FILTER")]
     pub log: Option<String>,
+
+    /// Also give each node's figures in /metrics (a series per node and figure: mind Prometheus's cardinality)
+    #[arg(long, env = "LLMGW_CONSOLE_METRICS_PER_NODE", value_name = "BOOL", num_args = 0..=1,
+          default_missing_value = "true", value_parser = BoolishValueParser::new())]
+    pub metrics_per_node: Option<bool>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -152,6 +157,7 @@ struct FileSettings {
     secret_file: Option<String>,
     audit_log: Option<String>,
     log: Option<String>,
+    metrics_per_node: Option<bool>,
 }
 
 /// Fractions of a second are allowed (a wall screen's endurance test runs
@@ -194,6 +200,8 @@ pub struct Settings {
     pub secret_file: Option<PathBuf>,
     pub audit_log: Option<PathBuf>,
     pub log: String,
+    /// `/metrics` gives each node's figures too.
+    pub metrics_per_node: bool,
 }
 
 impl Settings {
@@ -302,6 +310,10 @@ impl Settings {
                 .clone()
                 .or(file.log)
                 .unwrap_or_else(|| "info".into()),
+            metrics_per_node: cli
+                .metrics_per_node
+                .or(file.metrics_per_node)
+                .unwrap_or(false),
         })
     }
 }

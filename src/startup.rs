@@ -10,6 +10,7 @@ use app::cluster_tag::ClusterTag;
 use app::server::audit::AuditLog;
 use app::server::clusters::{Cluster, Clusters};
 use app::server::confirmations::DEFAULT_TTL;
+use app::server::meters::{Meters, UpstreamMeter};
 use app::server::signing::Signer;
 use app::server::{Confirmations, ConsoleContext};
 use app::ui_settings::UiSettings;
@@ -49,10 +50,16 @@ pub fn console_context_for(
 ) -> Result<ConsoleContext, String> {
     let build = crate::assets::build_id();
     let period = Duration::from_secs_f64(settings.refresh_seconds);
+    let meters = Arc::new(Meters::default());
     let list = clusters
         .iter()
         .map(|c| {
-            let client = AdminApiClient::new(&c.admin_api).map_err(|e| format!("{}: {e}", c.id))?;
+            let client = AdminApiClient::new(&c.admin_api)
+                .map_err(|e| format!("{}: {e}", c.id))?
+                .metered(UpstreamMeter {
+                    meters: meters.clone(),
+                    cluster: c.id.clone(),
+                });
             let tag = ClusterTag {
                 id: c.id.clone(),
                 label: c.label.clone(),
@@ -99,6 +106,8 @@ pub fn console_context_for(
         confirmations: Confirmations::new(signer.clone(), DEFAULT_TTL),
         signer,
         audit: Arc::new(AuditLog::new(settings.audit_log.as_deref())?),
+        meters,
+        metrics_per_node: settings.metrics_per_node,
     })
 }
 

@@ -22,6 +22,7 @@
 //!   another's pages. What waits to be sent is one budget for all.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use axum::body::{Body, Bytes};
 use axum::http::StatusCode;
@@ -43,9 +44,37 @@ pub const SENDING_LIMIT: usize = 64 * 1024 * 1024;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// Pages and reads.
-    Render,
+    Render = 0,
     /// Attempts at a change.
-    Change,
+    Change = 1,
+}
+
+impl Kind {
+    pub const ALL: [Self; 2] = [Self::Render, Self::Change];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Render => "render",
+            Self::Change => "change",
+        }
+    }
+}
+
+/// One call counted as waiting for its turn until dropped: when it gets
+/// the turn, or when its client leaves first.
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl<'a> Waiting<'a> {
+    fn on(count: &'a AtomicUsize) -> Self {
+        count.fetch_add(1, Ordering::Relaxed);
+        Self(count)
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -55,6 +84,9 @@ pub struct Turns {
     renders: Arc<Semaphore>,
     changes: Arc<Semaphore>,
     sending: Arc<Semaphore>,
+    /// Renders and changes waiting for a turn now, across every cluster's
+    /// budgets: what `/metrics` says.
+    waiting: Arc<[AtomicUsize; 2]>,
 }
 
 impl Turns {
@@ -73,6 +105,7 @@ impl Turns {
             renders: Arc::new(Semaphore::new(self.sizes.0)),
             changes: Arc::new(Semaphore::new(self.sizes.1)),
             sending: self.sending.clone(),
+            waiting: self.waiting.clone(),
         }
     }
 
@@ -85,7 +118,13 @@ impl Turns {
             sending: Arc::new(Semaphore::new(
                 sending_bytes.clamp(1, Semaphore::MAX_PERMITS),
             )),
+            waiting: Arc::default(),
         }
+    }
+
+    /// Calls of `kind` waiting for a turn now.
+    pub fn waiting(&self, kind: Kind) -> usize {
+        self.waiting[kind as usize].load(Ordering::Relaxed)
     }
 
     /// Waits for a turn of `kind`, then makes the answer in a task of its
@@ -100,7 +139,10 @@ impl Turns {
             Kind::Render => &self.renders,
             Kind::Change => &self.changes,
         };
-        let Ok(turn) = budget.clone().acquire_owned().await else {
+        let waiting = Waiting::on(&self.waiting[kind as usize]);
+        let turn = budget.clone().acquire_owned().await;
+        drop(waiting);
+        let Ok(turn) = turn else {
             // The semaphores are never closed.
             return failed("a turn could not be had");
         };

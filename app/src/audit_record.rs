@@ -20,6 +20,20 @@ pub enum Outcome {
     Failed,
 }
 
+impl Outcome {
+    pub const ALL: [Self; 4] = [Self::Sent, Self::Done, Self::Refused, Self::Failed];
+
+    /// The word the records use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Sent => "sent",
+            Self::Done => "done",
+            Self::Refused => "refused",
+            Self::Failed => "failed",
+        }
+    }
+}
+
 /// One attempt, as written: one JSON line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditRecord {

@@ -47,6 +47,17 @@ impl ModelStatus {
     }
 
     pub const ALL: [Self; 4] = [Self::Ready, Self::Starting, Self::NotPlaced, Self::Stopped];
+
+    /// Whether `m` is wanted and does not serve as wanted: not placed, or
+    /// starting below its minimum (the wall's "models not serving", but
+    /// for a replica that is merely slow to start).
+    pub fn not_serving(m: &ModelView) -> bool {
+        match Self::of(m) {
+            Self::NotPlaced => true,
+            Self::Starting => m.ready < m.min,
+            Self::Ready | Self::Stopped => false,
+        }
+    }
 }
 
 /// What an explanation says, told apart in plain words.

@@ -160,6 +160,12 @@ pub struct WallView {
     pub trends: Vec<Sample>,
 }
 
+/// Whether `node`'s model disk is nearly full; a total not known is not.
+pub fn disk_nearly_full(node: &NodeView) -> bool {
+    node.disk_total_gb > 0
+        && (node.disk_free_gb as f64) < node.disk_total_gb as f64 * DISK_NEARLY_FULL
+}
+
 /// What the wall says of a model that is not placed: its explanation's
 /// most frequent reason, with how often, and how many reasons there are.
 pub fn headline(explain: &ExplainView) -> Option<String> {
@@ -225,9 +231,7 @@ pub fn wall_view(
                 "unhealthy GPUs",
             ));
         }
-        if n.disk_total_gb > 0
-            && (n.disk_free_gb as f64) < n.disk_total_gb as f64 * DISK_NEARLY_FULL
-        {
+        if disk_nearly_full(n) {
             what.push(format!(
                 "disk {}",
                 format::disk(n.disk_free_gb, n.disk_total_gb)

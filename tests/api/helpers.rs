@@ -66,6 +66,7 @@ pub fn settings() -> Settings {
         secret_file: None,
         audit_log: None,
         log: "warn".into(),
+        metrics_per_node: false,
     }
 }
 

@@ -16,6 +16,7 @@ mod exposure;
 mod faults;
 mod fixes;
 mod holds;
+mod metrics;
 mod module_layout;
 mod nodes_page;
 mod pages;

@@ -15,6 +15,7 @@ use super::types::{
     CollectRequest, CollectResult, ErrorBody, ExplainView, ModelView, NodeStateChange,
     NodeStateRequest, NodeView, OrphanView, ReplicaView, TargetState,
 };
+use crate::server::meters::UpstreamMeter;
 
 /// The same per-request limit as `llmgw ctl`.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
@@ -35,6 +36,8 @@ pub struct AdminApiClient {
     /// When the admin API last answered a call in full (Unix ms; 0: never),
     /// for the readiness check.
     last_answer: Arc<AtomicU64>,
+    /// Where each call is counted, for `/metrics`.
+    meter: Option<UpstreamMeter>,
 }
 
 /// Only the address as shown: `base` may carry credentials, and a `Debug`
@@ -75,7 +78,16 @@ impl AdminApiClient {
             base,
             http,
             last_answer: Arc::default(),
+            meter: None,
         })
+    }
+
+    /// The same client, counting its calls in `meter`.
+    pub fn metered(self, meter: UpstreamMeter) -> Self {
+        Self {
+            meter: Some(meter),
+            ..self
+        }
     }
 
     /// The address requests go to, as shown to operators (credentials
@@ -94,14 +106,22 @@ impl AdminApiClient {
 
     pub async fn list_nodes(&self, actor: &Actor) -> Result<Vec<NodeView>, AdminApiError> {
         let url = self.url(&["nodes"]);
-        self.call_list(Method::GET, url, actor, None::<&()>, "a node list")
+        let route = "/api/v1/nodes";
+        self.call_list(Method::GET, (url, route), actor, None::<&()>, "a node list")
             .await
     }
 
     pub async fn list_models(&self, actor: &Actor) -> Result<Vec<ModelView>, AdminApiError> {
         let url = self.url(&["models"]);
-        self.call_list(Method::GET, url, actor, None::<&()>, "a model list")
-            .await
+        let route = "/api/v1/models";
+        self.call_list(
+            Method::GET,
+            (url, route),
+            actor,
+            None::<&()>,
+            "a model list",
+        )
+        .await
     }
 
     /// Every replica, or only one model's.
@@ -114,8 +134,15 @@ impl AdminApiClient {
         if let Some(model) = model {
             url.query_pairs_mut().append_pair("model", model);
         }
-        self.call_list(Method::GET, url, actor, None::<&()>, "a replica list")
-            .await
+        let route = "/api/v1/replicas";
+        self.call_list(
+            Method::GET,
+            (url, route),
+            actor,
+            None::<&()>,
+            "a replica list",
+        )
+        .await
     }
 
     pub async fn explain_placement(
@@ -127,7 +154,7 @@ impl AdminApiClient {
         url.query_pairs_mut().append_pair("model", model);
         self.call(
             Method::GET,
-            url,
+            (url, "/api/v1/explain-placement"),
             actor,
             None::<&()>,
             "a placement explanation",
@@ -145,7 +172,7 @@ impl AdminApiClient {
         let body = NodeStateRequest { state };
         self.call(
             Method::POST,
-            url,
+            (url, "/api/v1/nodes/{node}/state"),
             change.actor(),
             Some(&body),
             "a node state",
@@ -157,7 +184,7 @@ impl AdminApiClient {
         let url = self.url(&["weights", "orphans"]);
         self.call_list(
             Method::GET,
-            url,
+            (url, "/api/v1/weights/orphans"),
             actor,
             None::<&()>,
             "an orphaned-weights list",
@@ -176,8 +203,15 @@ impl AdminApiClient {
             node: node.unwrap_or_default().to_string(),
         };
         let actor = change.actor();
-        self.call_list(Method::POST, url, actor, Some(&body), "collection results")
-            .await
+        let route = "/api/v1/weights/collect";
+        self.call_list(
+            Method::POST,
+            (url, route),
+            actor,
+            Some(&body),
+            "collection results",
+        )
+        .await
     }
 
     /// `base/api/v1/<segments>`, each segment percent-encoded on its own so a
@@ -195,7 +229,7 @@ impl AdminApiClient {
     async fn call_list<B, T>(
         &self,
         method: Method,
-        url: Url,
+        url: (Url, &'static str),
         actor: &Actor,
         body: Option<&B>,
         expected: &'static str,
@@ -208,7 +242,30 @@ impl AdminApiClient {
         Ok(list.unwrap_or_default())
     }
 
+    /// One call to `url`, whose route's template is `route`: counted by
+    /// the template, so that the meters grow with the routes, not the
+    /// names in them.
     async fn call<B, T>(
+        &self,
+        method: Method,
+        (url, route): (Url, &'static str),
+        actor: &Actor,
+        body: Option<&B>,
+        expected: &'static str,
+    ) -> Result<T, AdminApiError>
+    where
+        B: Serialize + ?Sized,
+        T: DeserializeOwned + Send + 'static,
+    {
+        let started = std::time::Instant::now();
+        let answer = self.call_once(method, url, actor, body, expected).await;
+        if let Some(meter) = &self.meter {
+            meter.observe(route, started.elapsed().as_secs_f64(), &answer);
+        }
+        answer
+    }
+
+    async fn call_once<B, T>(
         &self,
         method: Method,
         url: Url,

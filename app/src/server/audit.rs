@@ -154,6 +154,8 @@ pub struct AuditLog {
     recent: Mutex<VecDeque<AuditRecord>>,
     /// Records written since start: open audit pages read again when it moves.
     written: AtomicU64,
+    /// Records written since start, by outcome (in `Outcome::ALL`'s order).
+    by_outcome: [AtomicU64; 4],
     attempts: AtomicU64,
     repeats: Mutex<HashMap<(String, String, String), Repeats>>,
 }
@@ -173,6 +175,7 @@ impl AuditLog {
             path: file.map(Path::to_path_buf),
             recent: Mutex::new(VecDeque::with_capacity(KEPT)),
             written: AtomicU64::new(0),
+            by_outcome: Default::default(),
             attempts: AtomicU64::new(0),
             repeats: Mutex::new(HashMap::new()),
         })
@@ -218,8 +221,12 @@ impl AuditLog {
         if recent.len() == KEPT {
             recent.pop_front();
         }
+        let kind = Outcome::ALL.iter().position(|o| *o == record.outcome);
         recent.push_back(record);
         self.written.fetch_add(1, Ordering::Relaxed);
+        if let Some(counter) = kind.and_then(|i| self.by_outcome.get(i)) {
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
         outcome
     }
 
@@ -288,6 +295,14 @@ impl AuditLog {
             record.times = counted.more;
             let _ = self.write_now(record);
         }
+    }
+
+    /// Records written since start, by outcome.
+    pub fn written_by_outcome(&self) -> impl Iterator<Item = (Outcome, u64)> + '_ {
+        Outcome::ALL
+            .into_iter()
+            .zip(&self.by_outcome)
+            .map(|(o, n)| (o, n.load(Ordering::Relaxed)))
     }
 
     pub fn written(&self) -> u64 {

@@ -46,6 +46,10 @@ pub struct ConsoleContext {
     pub confirmations: Confirmations,
     /// One audit for every cluster; each record names its cluster.
     pub audit: Arc<AuditLog>,
+    /// What the app counts for `/metrics` (the admin APIs' calls).
+    pub meters: Arc<super::meters::Meters>,
+    /// `/metrics` gives each node's figures too (`--metrics-per-node`).
+    pub metrics_per_node: bool,
 }
 
 impl ConsoleContext {

@@ -13,6 +13,8 @@ pub mod csp;
 pub mod history;
 pub mod input;
 pub mod interned;
+pub mod meters;
+pub mod not_serving;
 pub mod rejection_gathering;
 pub mod rejection_index;
 pub mod signing;

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
+use super::not_serving::NotServingSince;
 use super::rejection_gathering::{EXPLANATION_MAX_AGE, Plan, RejectionGathering};
 use super::rejection_index::{Gathering, RejectionIndex};
 use super::substance::Substance;
@@ -209,6 +210,23 @@ impl<T> PerModel<T> {
     }
 }
 
+/// One list's last read: its answer or failure, and how long ago.
+pub struct KnownRead<T> {
+    pub answer: Answer<T>,
+    pub age: Duration,
+}
+
+/// A list never read yet is `None`.
+pub type Known<T> = Option<KnownRead<T>>;
+
+/// The four lists as last read.
+pub struct KnownLists {
+    pub nodes: Known<Vec<NodeView>>,
+    pub models: Known<Vec<ModelView>>,
+    pub replicas: Known<Vec<ReplicaView>>,
+    pub orphans: Known<Vec<OrphanView>>,
+}
+
 /// Every list the pages read, shared by every request of one console.
 pub struct Snapshots {
     api: Arc<AdminApiClient>,
@@ -226,6 +244,8 @@ pub struct Snapshots {
     rejections: RejectionGathering,
     /// Moves of the four lists, together.
     moves: Arc<AtomicU64>,
+    /// Since when each model has not been serving, from the catalog's reads.
+    not_serving: NotServingSince,
     /// Woken by a change made through the console.
     changes: Notify,
 }
@@ -258,6 +278,7 @@ impl Snapshots {
             headlines: PerModel::default(),
             rejections: RejectionGathering::default(),
             moves,
+            not_serving: NotServingSince::default(),
             changes: Notify::new(),
         }
     }
@@ -308,8 +329,33 @@ impl Snapshots {
     pub async fn models(&self) -> Answer<Vec<ModelView>> {
         let api = &self.api;
         self.models
-            .get(self.period, async || api.list_models(&reader()).await)
+            .get(self.period, async || {
+                let catalog = api.list_models(&reader()).await?;
+                self.not_serving
+                    .observe(&catalog, std::time::SystemTime::now());
+                Ok(catalog)
+            })
             .await
+    }
+
+    /// When `model` was first seen not serving, if it is not serving now.
+    pub fn not_serving_since(&self, model: &str) -> Option<std::time::SystemTime> {
+        self.not_serving.since(model)
+    }
+
+    /// Each list as last read, however long ago, for a page or a scrape
+    /// that waits for none; asks nothing.
+    pub fn known(&self) -> KnownLists {
+        fn of<T>(s: &Snapshot<T>) -> Known<T> {
+            s.last_known()
+                .map(|(answer, age)| KnownRead { answer, age })
+        }
+        KnownLists {
+            nodes: of(&self.nodes),
+            models: of(&self.models),
+            replicas: of(&self.replicas),
+            orphans: of(&self.orphans),
+        }
     }
 
     /// Every replica; a page about one model filters this.

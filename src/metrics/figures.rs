@@ -1,0 +1,169 @@
+//! One cluster's figures for `/metrics`, worked out from the lists as the
+//! console last read them: the same words and thresholds as the pages (a
+//! node not reporting, a disk nearly full, a model not serving), counted
+//! rather than listed. Nothing here asks the admin API.
+
+use std::time::{Duration, SystemTime};
+
+use app::admin_api::types::{ModelView, NodeView, OrphanView, ReplicaView};
+use app::fixes::is_silent;
+use app::format::ModelStatus;
+use app::joins::has_error;
+use app::server::snapshots::{Known, KnownLists, Snapshots};
+use app::wall::disk_nearly_full;
+
+/// A figure's value with the labels that tell it from its siblings.
+pub type Labelled<T> = Vec<(String, T)>;
+
+#[derive(Debug, Default)]
+pub struct NodeFigures {
+    /// By state: ready, cordoned, draining, another word, or `unknown`.
+    pub by_state: Labelled<u64>,
+    pub not_reporting: u64,
+    pub disk_nearly_full: u64,
+    pub gpus: i64,
+    pub gpus_free: i64,
+    pub gpus_unhealthy: u64,
+}
+
+#[derive(Debug, Default)]
+pub struct ModelFigures {
+    /// By status slug (`not_placed`), every status even when none has it.
+    pub by_status: Labelled<u64>,
+    /// Every model of the catalog, with the seconds it has not been
+    /// serving (0 while it serves).
+    pub not_serving_seconds: Labelled<f64>,
+}
+
+#[derive(Debug, Default)]
+pub struct ReplicaFigures {
+    pub replicas: u64,
+    pub failing: u64,
+}
+
+/// Each list's figures, when its last read answered.
+#[derive(Debug, Default)]
+pub struct ClusterFigures {
+    pub nodes: Option<NodeFigures>,
+    pub models: Option<ModelFigures>,
+    pub replicas: Option<ReplicaFigures>,
+    pub reclaimable_bytes: Option<i64>,
+    /// Each list's name and the age of its last read, answered or not.
+    pub ages: Vec<(&'static str, Duration)>,
+    /// Whether the last read of every list read so far answered; `None`
+    /// before the first.
+    pub up: Option<bool>,
+}
+
+/// The state's word as a label: the page's dash is no label value.
+pub fn state_label(node: &NodeView) -> String {
+    match node.state.as_str() {
+        "" => "unknown".into(),
+        word => word.to_string(),
+    }
+}
+
+fn node_figures(nodes: &[NodeView]) -> NodeFigures {
+    let mut f = NodeFigures::default();
+    for n in nodes {
+        let state = state_label(n);
+        match f.by_state.iter_mut().find(|(s, _)| *s == state) {
+            Some((_, c)) => *c += 1,
+            None => f.by_state.push((state, 1)),
+        }
+        f.not_reporting += u64::from(is_silent(n));
+        f.disk_nearly_full += u64::from(disk_nearly_full(n));
+        f.gpus += n.gpu_total;
+        f.gpus_free += n.gpu_free;
+        f.gpus_unhealthy += n.unhealthy.len() as u64;
+    }
+    // The usual three always, so that a query for cordoned nodes finds a
+    // zero rather than nothing.
+    for usual in ["ready", "cordoned", "draining"] {
+        if !f.by_state.iter().any(|(s, _)| s == usual) {
+            f.by_state.push((usual.into(), 0));
+        }
+    }
+    f.by_state.sort();
+    f
+}
+
+fn model_figures(models: &[ModelView], snapshots: &Snapshots, now: SystemTime) -> ModelFigures {
+    let mut f = ModelFigures {
+        by_status: ModelStatus::ALL
+            .iter()
+            .map(|s| (s.slug().replace('-', "_"), 0))
+            .collect(),
+        not_serving_seconds: Vec::with_capacity(models.len()),
+    };
+    for m in models {
+        let status = ModelStatus::of(m);
+        if let Some(i) = ModelStatus::ALL.iter().position(|s| *s == status) {
+            f.by_status[i].1 += 1;
+        }
+        let seconds = if ModelStatus::not_serving(m) {
+            snapshots
+                .not_serving_since(&m.name)
+                .and_then(|since| now.duration_since(since).ok())
+                .map_or(0.0, |d| d.as_secs_f64())
+        } else {
+            0.0
+        };
+        f.not_serving_seconds.push((m.name.clone(), seconds));
+    }
+    f
+}
+
+fn replica_figures(replicas: &[ReplicaView]) -> ReplicaFigures {
+    ReplicaFigures {
+        replicas: replicas.len() as u64,
+        failing: replicas.iter().filter(|r| has_error(r)).count() as u64,
+    }
+}
+
+fn reclaimable(orphans: &[OrphanView]) -> i64 {
+    orphans.iter().map(|o| o.bytes.max(0)).sum()
+}
+
+/// The list's figures when its last read answered.
+fn answered<T, F>(known: &Known<Vec<T>>, figures: impl FnOnce(&[T]) -> F) -> Option<F> {
+    known
+        .as_ref()
+        .and_then(|k| k.answer.as_ref().ok())
+        .map(|list| figures(list))
+}
+
+impl ClusterFigures {
+    pub fn of(snapshots: &Snapshots, now: SystemTime) -> Self {
+        let KnownLists {
+            nodes,
+            models,
+            replicas,
+            orphans,
+        } = snapshots.known();
+        let reads = [
+            ("nodes", nodes.as_ref().map(|k| (k.answer.is_ok(), k.age))),
+            ("models", models.as_ref().map(|k| (k.answer.is_ok(), k.age))),
+            (
+                "replicas",
+                replicas.as_ref().map(|k| (k.answer.is_ok(), k.age)),
+            ),
+            (
+                "orphans",
+                orphans.as_ref().map(|k| (k.answer.is_ok(), k.age)),
+            ),
+        ];
+        let read: Vec<_> = reads
+            .iter()
+            .filter_map(|(list, read)| read.map(|r| (*list, r)))
+            .collect();
+        Self {
+            nodes: answered(&nodes, node_figures),
+            models: answered(&models, |m| model_figures(m, snapshots, now)),
+            replicas: answered(&replicas, replica_figures),
+            reclaimable_bytes: answered(&orphans, reclaimable),
+            ages: read.iter().map(|(list, (_, age))| (*list, *age)).collect(),
+            up: (!read.is_empty()).then(|| read.iter().all(|(_, (ok, _))| *ok)),
+        }
+    }
+}
