@@ -20,6 +20,8 @@ pub mod connections;
 #[cfg(feature = "ssr")]
 pub mod cross_origin;
 #[cfg(feature = "ssr")]
+pub mod exports;
+#[cfg(feature = "ssr")]
 pub mod metrics;
 #[cfg(feature = "ssr")]
 pub mod pipeline;

@@ -27,6 +27,7 @@ use crate::allowed_hosts::AllowedHosts;
 use crate::change_stream::updates;
 use crate::cluster_scope::cluster_scope;
 use crate::connections::PeerStreams;
+use crate::exports::exports;
 use crate::metrics::requests::{RequestMeters, count_requests};
 use crate::metrics::{Metrics, scrape};
 use crate::pipeline::{Pipeline, pipeline};
@@ -145,6 +146,11 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts, streams: PeerStreams
             get(switch_theme),
         )
         .fallback(not_found)
+        // A table's page asked for as data, once past every step.
+        .layer(axum::middleware::from_fn_with_state(
+            state.console.clone(),
+            exports,
+        ))
         // Every step, in order, in one place: see `pipeline`.
         .layer(axum::middleware::from_fn_with_state(
             pipeline_state,

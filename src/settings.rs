@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use app::admin_api::address::parse_admin_api_base;
+use app::team_links::LinkTemplate;
 
 use crate::cluster_settings::{self, ClusterSetting, FileCluster};
 use axum::http::HeaderName;
@@ -158,6 +159,7 @@ struct FileSettings {
     audit_log: Option<String>,
     log: Option<String>,
     metrics_per_node: Option<bool>,
+    links: Option<Vec<LinkTemplate>>,
 }
 
 /// Fractions of a second are allowed (a wall screen's endurance test runs
@@ -202,6 +204,8 @@ pub struct Settings {
     pub log: String,
     /// `/metrics` gives each node's figures too.
     pub metrics_per_node: bool,
+    /// Links to the team's tools on node and model pages (`[[links]]`).
+    pub links: Vec<LinkTemplate>,
 }
 
 impl Settings {
@@ -293,6 +297,11 @@ impl Settings {
         {
             return Err(format!("allowed host {bad:?} is not a host name"));
         }
+        let links = file.links.unwrap_or_default();
+        for (i, link) in links.iter().enumerate() {
+            link.check()
+                .map_err(|why| format!("[[links]] entry {} in the settings file: {why}", i + 1))?;
+        }
         Ok(Self {
             listen,
             admin_api,
@@ -314,6 +323,7 @@ impl Settings {
                 .metrics_per_node
                 .or(file.metrics_per_node)
                 .unwrap_or(false),
+            links,
         })
     }
 }
@@ -424,6 +434,20 @@ mod tests {
         let defaults = parse(&["--config", write_config("").to_str().expect("utf-8")])
             .expect("an empty file is valid");
         assert_eq!(format!("{listed:?}"), format!("{defaults:?}"));
+    }
+
+    #[test]
+    fn link_templates_are_read_and_a_bad_one_is_named() {
+        let good = write_config(
+            "[[links]]\nname = \"GPU dashboard\"\nnode = \"https://g.example/d?n={node}&c={cluster}\"\n",
+        );
+        let s = parse(&["--config", good.to_str().expect("utf-8")]).expect("valid");
+        assert_eq!(s.links.len(), 1);
+        let bad = write_config(
+            "[[links]]\nname = \"ok\"\nmodel = \"https://x/{model}\"\n\n[[links]]\nname = \"evil\"\nnode = \"javascript:alert({node})\"\n",
+        );
+        let err = parse(&["--config", bad.to_str().expect("utf-8")]).expect_err("refused");
+        assert!(err.contains("entry 2") && err.contains("evil"), "{err}");
     }
 
     #[test]

@@ -83,6 +83,7 @@ pub fn console_context_for(
         admin_api: first.admin_api.address().to_string(),
         clusters: clusters.tags(),
         build,
+        team_links: settings.links.clone(),
         // Per viewer, set per request.
         ..UiSettings::default()
     };

@@ -24,6 +24,7 @@ pub mod server_fns;
 pub mod site_map;
 pub mod table;
 pub mod tables;
+pub mod team_links;
 pub mod theme;
 pub mod ui_settings;
 pub mod urls;

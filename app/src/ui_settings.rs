@@ -44,6 +44,10 @@ pub struct UiSettings {
     /// at least that recent. Set per request.
     #[serde(default)]
     pub rendered_at: Option<Heartbeat>,
+    /// Links to the team's tools on node and model pages. Rendered on the
+    /// server only, so never written into every page's settings.
+    #[serde(skip)]
+    pub team_links: Vec<crate::team_links::LinkTemplate>,
 }
 
 impl Default for UiSettings {
@@ -58,6 +62,7 @@ impl Default for UiSettings {
             build: String::new(),
             theme: Theme::default(),
             rendered_at: None,
+            team_links: Vec::new(),
         }
     }
 }

@@ -67,6 +67,7 @@ pub fn settings() -> Settings {
         audit_log: None,
         log: "warn".into(),
         metrics_per_node: false,
+        links: Vec::new(),
     }
 }
 

@@ -77,7 +77,7 @@ pub fn PagedTable<T: TableRow>(
         rows, shown, total, ..
     } = page;
     Either::Right(view! {
-        <FilteredTable query shown total noun one paging>
+        <FilteredTable query shown total noun one paging data_page=T::DATA_PAGE>
             <DataTable rows query class />
         </FilteredTable>
     })

@@ -14,6 +14,7 @@ pub mod not_found;
 pub mod receipt;
 pub mod shortcuts;
 pub mod table_controls;
+pub mod team_links;
 
 pub use badges::{StateBadge, StatusBadge};
 pub use cluster_switch::{AlsoIn, ClusterBadge, ClusterSwitch};
@@ -29,3 +30,4 @@ pub use not_found::NotFound;
 pub use receipt::ReceiptBanner;
 pub use shortcuts::Shortcuts;
 pub use table_controls::{FilterBar, FilteredTable, SortHeader};
+pub use team_links::TeamLinks;

@@ -36,8 +36,22 @@ pub fn FilterBar(
     shown: usize,
     total: usize,
     noun: &'static str,
+    /// The page that gives the table as data, for its download links.
+    #[prop(optional_no_strip)]
+    data_page: Option<&'static str>,
 ) -> impl IntoView {
     let q = query.with_untracked(|q| q.q.clone());
+    let downloads = data_page.map(|page| {
+        let (csv, json) =
+            query.with_untracked(|q| (q.data_href(page, "csv"), q.data_href(page, "json")));
+        view! {
+            <span class="downloads">
+                <a href=csv download>"Download CSV"</a>
+                " · "
+                <a href=json download>"JSON"</a>
+            </span>
+        }
+    });
     let hidden = query.with_untracked(TableQuery::filter_form_fields);
     let filtered = shown != total;
     view! {
@@ -58,6 +72,7 @@ pub fn FilterBar(
                     format!("{total} {noun}")
                 }}
             </span>
+            {downloads}
         </form>
     }
 }
@@ -105,10 +120,13 @@ pub fn FilteredTable(
     /// "node", for "No node matches this filter."
     one: &'static str,
     #[prop(optional)] paging: Option<Paging>,
+    /// The page that gives the table as data.
+    #[prop(optional_no_strip)]
+    data_page: Option<&'static str>,
     children: Children,
 ) -> impl IntoView {
     view! {
-        <FilterBar query shown total noun />
+        <FilterBar query shown total noun data_page />
         {paging.map(|paging| view! { <Pager query paging shown noun /> })}
         {if shown == 0 {
             view! { <p class="empty">{format!("No {one} matches this filter.")}</p> }.into_any()

@@ -79,8 +79,10 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
     let unexplained = report.unexplained;
     let gathering = report.gathering;
     let complete = unexplained.is_empty() && gathering.is_none();
+    let team = view! { <crate::components::TeamLinks node=id.clone() /> };
     view! {
         {also_in}
+        {team}
         <section class="facts">
             <dl>
                 <dt>"State"</dt>

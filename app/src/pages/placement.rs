@@ -113,8 +113,10 @@ fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
             path=format!("/models/{}/placement", urls::encode_component(&name))
         />
     };
+    let team = view! { <crate::components::TeamLinks model=name.clone() /> };
     view! {
         {also_in}
+        {team}
         <section class="situation" data-situation=format!("{situation:?}")>
             <p class="verdict" class:bad={situation == Situation::NotPlaced}>{situation.sentence()}</p>
             {match &report.model {

@@ -127,6 +127,17 @@ impl ConsoleContext {
         }
     }
 
+    /// The audit records a request's page shows: its cluster's, and those
+    /// of attempts refused before they named a cluster. Each cluster's
+    /// audit is its own.
+    pub fn audit_records(&self) -> Vec<crate::audit_record::AuditRecord> {
+        let mut records = self.audit.recent();
+        if let Some(page) = &self.ui.cluster {
+            records.retain(|r| r.cluster.as_ref().is_none_or(|c| *c == page.id));
+        }
+        records
+    }
+
     /// The heartbeat a page of `shown` clusters is rendered at: what its
     /// change stream will say, so that it reads again only on news.
     pub fn heartbeat_of(shown: &[Arc<Cluster>]) -> Option<crate::live::heartbeat::Heartbeat> {

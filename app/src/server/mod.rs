@@ -10,6 +10,7 @@ pub mod clusters;
 pub mod confirmations;
 pub mod context;
 pub mod csp;
+pub mod exports;
 pub mod history;
 pub mod input;
 pub mod interned;

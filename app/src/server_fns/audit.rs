@@ -21,14 +21,8 @@ mod ssr {
     use crate::server::ConsoleContext;
     use crate::table::TableQuery;
 
-    /// The page's cluster's records, and those of attempts refused before
-    /// they named a cluster: each cluster's audit is its own.
     pub fn recent(query: String) -> Result<TablePage<AuditRecord>, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        let mut records = cx.audit.recent();
-        if let Some(page) = &cx.ui.cluster {
-            records.retain(|r| r.cluster.as_ref().is_none_or(|c| *c == page.id));
-        }
-        Ok(TableQuery::parse(&query).page_of(&records))
+        Ok(TableQuery::parse(&query).page_of(&cx.audit_records()))
     }
 }

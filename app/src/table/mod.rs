@@ -1,7 +1,7 @@
 //! The table model, shared by the server functions that cut a list and the
 //! components that show it: the view in the URL (`query`), one page of rows
-//! (`page`), what a table is made of (`columns`) and the order it sorts in
-//! (`sort_key`).
+//! (`page`), what a table is made of (`columns`), what it gives as data
+//! (`export`) and the order it sorts in (`sort_key`).
 //!
 //! The lists that grow with the cluster (nodes, models, replicas) are cut on
 //! the server: the page's server function takes the query and answers with
@@ -9,11 +9,13 @@
 //! browser's work grows past [`PAGE_ROWS`] rows.
 
 pub mod columns;
+pub mod export;
 pub mod page;
 pub mod query;
 pub mod sort_key;
 
 pub use columns::{Column, RowNote, TableRow, columns_text};
+pub use export::{Cell, Exported, Field};
 pub use page::{PAGE_ROWS, Paging, TablePage};
 pub use query::{TableQuery, use_table_query};
 pub use sort_key::SortKey;

@@ -142,6 +142,14 @@ impl TableQuery {
         format!("?{}", self.with_page(page))
     }
 
+    /// The link to this view's every row as data (`format` is `csv` or
+    /// `json`) from `page`, the page that gives the table.
+    pub fn data_href(&self, page: &str, format: &str) -> String {
+        let mut pairs = self.view_pairs();
+        pairs.push(("format".into(), format.into()));
+        format!("{}?{}", urls::scoped(page), encode_query(&pairs))
+    }
+
     /// The link a column header points to: sort by it, or flip the order if
     /// it is already the sort column.
     pub fn sort_href(&self, column: &str) -> String {
@@ -209,13 +217,19 @@ impl TableQuery {
         self.select(rows.iter()).into_iter().cloned().collect()
     }
 
-    /// The page of `rows` this view shows, after the facets (`rest`), the
-    /// filter and the sort. A page past the end shows the last one.
-    pub fn page_of<T: TableRow + Clone>(&self, rows: &[T]) -> TablePage<T> {
+    /// Every row of `rows` this view shows, on every page: after the
+    /// facets (`rest`), the filter and the sort.
+    pub fn every_row<'a, T: TableRow>(&self, rows: &'a [T]) -> Vec<&'a T> {
         let faceted = rows
             .iter()
             .filter(|r| self.rest.iter().all(|(k, v)| r.passes(k, v)));
-        let picked = self.select(faceted);
+        self.select(faceted)
+    }
+
+    /// The page of `rows` this view shows, after the facets (`rest`), the
+    /// filter and the sort. A page past the end shows the last one.
+    pub fn page_of<T: TableRow + Clone>(&self, rows: &[T]) -> TablePage<T> {
+        let picked = self.every_row(rows);
         let pages = picked.len().div_ceil(PAGE_ROWS).max(1);
         let page = self.page.min(pages - 1);
         let first = page * PAGE_ROWS;

@@ -3,20 +3,11 @@
 use leptos::prelude::*;
 
 use crate::server_fns::audit::{AuditRecord, Outcome};
-use crate::table::{Column, TableRow};
-
-fn outcome_label(outcome: Outcome) -> &'static str {
-    match outcome {
-        Outcome::Sent => "sent",
-        Outcome::Done => "done",
-        Outcome::Refused => "refused",
-        Outcome::Failed => "failed",
-    }
-}
+use crate::table::{Cell, Column, Exported, Field, TableRow};
 
 /// "refused", "refused ×499", "done (the client left before the answer)".
 fn outcome_text(r: &AuditRecord) -> String {
-    let mut text = outcome_label(r.outcome).to_string();
+    let mut text = r.outcome.as_str().to_string();
     if r.times > 1 {
         text.push_str(&format!(" ×{}", r.times));
     }
@@ -43,6 +34,7 @@ fn target_text(record: &AuditRecord) -> String {
 
 impl TableRow for AuditRecord {
     const KEY_ATTR: &'static str = "data-attempt";
+    const DATA_PAGE: Option<&'static str> = Some("/audit");
     const COLUMNS: &'static [Column<Self>] = &[
         Column::<Self>::new("time", "Time (UTC)", |r| {
             r.time.replace('T', " ").replace('Z', "").into_any()
@@ -69,7 +61,7 @@ impl TableRow for AuditRecord {
     /// An attempt's number and what the record says of it: an attempt
     /// sent and then done is two rows.
     fn key(&self) -> String {
-        format!("{} {}", self.attempt, outcome_label(self.outcome))
+        format!("{} {}", self.attempt, self.outcome.as_str())
     }
 
     fn mark(&self) -> Option<&'static str> {
@@ -80,4 +72,29 @@ impl TableRow for AuditRecord {
             Outcome::Failed => "outcome-failed",
         })
     }
+}
+
+impl Exported for AuditRecord {
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::new("attempt", |r| Cell::Int(r.attempt as i64)),
+        Field::new("time", |r| Cell::text(&r.time)),
+        Field::new("cluster", |r| {
+            Cell::text(r.cluster.as_deref().unwrap_or_default())
+        }),
+        Field::new("actor", |r| Cell::text(&r.actor)),
+        Field::new("user", |r| {
+            Cell::text(r.user.as_deref().unwrap_or_default())
+        }),
+        Field::new("peer", |r| {
+            Cell::text(r.peer.as_deref().unwrap_or_default())
+        }),
+        Field::new("action", |r| Cell::text(&r.action)),
+        Field::new("target", |r| Cell::text(&target_text(r))),
+        Field::new("outcome", |r| Cell::Text(r.outcome.as_str().into())),
+        Field::new("reason", |r| {
+            Cell::text(r.reason.as_deref().unwrap_or_default())
+        }),
+        Field::new("times", |r| Cell::Int(r.times.max(1) as i64)),
+        Field::new("client_left", |r| Cell::Bool(r.client_left)),
+    ];
 }

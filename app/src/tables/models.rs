@@ -6,11 +6,12 @@ use leptos::prelude::*;
 use crate::admin_api::types::ModelView;
 use crate::components::StatusBadge;
 use crate::format::{self, ModelStatus};
-use crate::table::{Column, SortKey, TableRow};
+use crate::table::{Cell, Column, Exported, Field, SortKey, TableRow};
 use crate::urls;
 
 impl TableRow for ModelView {
     const KEY_ATTR: &'static str = "data-model";
+    const DATA_PAGE: Option<&'static str> = Some("/models");
     const COLUMNS: &'static [Column<Self>] = &[
         Column::<Self>::new("model", "Model", |m| {
             view! { <a href=urls::placement(&m.name)>{m.name.clone()}</a> }.into_any()
@@ -80,4 +81,18 @@ fn status_cell(m: &ModelView) -> AnyView {
         _ => None,
     };
     view! { <StatusBadge status />{next} }.into_any()
+}
+
+impl Exported for ModelView {
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::new("model", |m| Cell::text(&m.name)),
+        Field::new("status", |m| Cell::Text(ModelStatus::of(m).label().into())),
+        Field::new("serving", |m| Cell::Bool(format::is_serving(m))),
+        Field::new("ready", |m| Cell::Int(m.ready)),
+        Field::new("min", |m| Cell::Int(m.min)),
+        Field::new("total", |m| Cell::Int(m.total)),
+        Field::new("aliases", |m| Cell::list(&m.aliases)),
+        Field::new("profiles", |m| Cell::list(&m.profiles)),
+        Field::new("fallbacks", |m| Cell::list(&m.fallbacks)),
+    ];
 }

@@ -5,11 +5,14 @@ use leptos::prelude::*;
 
 use crate::admin_api::types::NodeView;
 use crate::components::{NodeActions, PagedTable, StateBadge};
-use crate::table::{Column, RowNote, SortKey, TablePage, TableQuery, TableRow, columns_text};
+use crate::table::{
+    Cell, Column, Exported, Field, RowNote, SortKey, TablePage, TableQuery, TableRow, columns_text,
+};
 use crate::{format, urls};
 
 impl TableRow for NodeView {
     const KEY_ATTR: &'static str = "data-node";
+    const DATA_PAGE: Option<&'static str> = Some("/nodes");
     const COLUMNS: &'static [Column<Self>] = &[
         Column::<Self>::new("node", "Node", |n| {
             view! { <a href=urls::node(&n.id)>{n.id.clone()}</a> }.into_any()
@@ -99,6 +102,30 @@ impl TableRow for NodeView {
             })
             .collect()
     }
+}
+
+impl Exported for NodeView {
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::new("node", |n| Cell::text(&n.id)),
+        Field::new("state", |n| Cell::text(n.state.as_str())),
+        Field::new("gpus_free", |n| Cell::Int(n.gpu_free)),
+        Field::new("gpus_total", |n| Cell::Int(n.gpu_total)),
+        Field::new("gpus_unhealthy", |n| Cell::Int(n.unhealthy.len() as i64)),
+        Field::new("unhealthy", |n| Cell::list(&n.unhealthy)),
+        Field::new("memory_gb", |n| Cell::int_if(n.memory_gb > 0, n.memory_gb)),
+        Field::new("disk_free_gb", |n| {
+            Cell::int_if(n.disk_total_gb > 0, n.disk_free_gb)
+        }),
+        Field::new("disk_total_gb", |n| {
+            Cell::int_if(n.disk_total_gb > 0, n.disk_total_gb)
+        }),
+        Field::new("classes", |n| Cell::list(&n.classes)),
+        Field::new("fabrics", |n| Cell::list(&n.fabrics)),
+        Field::new("replicas", |n| Cell::Int(n.replicas)),
+        Field::new("last_seen_seconds", |n| {
+            format::parse_duration(&n.last_seen_ago).map_or(Cell::Empty, Cell::Int)
+        }),
+    ];
 }
 
 /// One page of the nodes, as the server cut it for the URL's view.

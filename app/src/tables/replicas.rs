@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::admin_api::types::ReplicaView;
 use crate::format;
 use crate::joins::has_error;
-use crate::table::{Column, RowNote, SortKey, TableRow};
+use crate::table::{Cell, Column, Exported, Field, RowNote, SortKey, TableRow};
 use crate::urls;
 
 /// "gpu-a:[0 1 2 3] gpu-b:[0 1]", the way the CLI writes shards, each
@@ -36,6 +36,7 @@ fn shard_node_names(r: &ReplicaView, separator: &str) -> String {
 
 impl TableRow for ReplicaView {
     const KEY_ATTR: &'static str = "data-replica";
+    const DATA_PAGE: Option<&'static str> = Some("/replicas");
     const COLUMNS: &'static [Column<Self>] = &[
         Column::<Self>::new("replica", "Replica", |r| r.id.clone().into_any())
             .class("id")
@@ -112,4 +113,42 @@ impl TableRow for ReplicaView {
             })
             .collect()
     }
+}
+
+/// "node:0,1" for each shard, as `llmgw ctl` writes a placement.
+fn shards_text(r: &ReplicaView) -> Vec<String> {
+    r.shards
+        .iter()
+        .map(|s| {
+            let gpus: Vec<String> = s.gpus.iter().map(i64::to_string).collect();
+            format!("{}:{}", s.node, gpus.join(","))
+        })
+        .collect()
+}
+
+/// The replica's error and its shards' own, each once.
+fn errors(r: &ReplicaView) -> Vec<String> {
+    let mut all: Vec<String> = Vec::new();
+    for e in std::iter::once(&r.err).chain(r.shards.iter().map(|s| &s.err)) {
+        if !e.is_empty() && !all.contains(e) {
+            all.push(e.clone());
+        }
+    }
+    all
+}
+
+impl Exported for ReplicaView {
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::new("replica", |r| Cell::text(&r.id)),
+        Field::new("model", |r| Cell::text(&r.model)),
+        Field::new("state", |r| Cell::text(&r.state)),
+        Field::new("pool", |r| Cell::text(&r.pool)),
+        Field::new("shards", |r| Cell::list(&shards_text(r))),
+        Field::new("age_seconds", |r| Cell::int_if(r.age_sec >= 0, r.age_sec)),
+        Field::new("idle_seconds", |r| {
+            Cell::int_if(r.idle_sec >= 0, r.idle_sec)
+        }),
+        Field::new("endpoint", |r| Cell::text(&r.endpoint)),
+        Field::new("errors", |r| Cell::list(&errors(r))),
+    ];
 }

@@ -6,12 +6,13 @@ use leptos::prelude::*;
 use crate::admin_api::types::OrphanView;
 use crate::components::{PagedTable, ReviewButton};
 use crate::format::{self, file_size};
-use crate::table::{Column, SortKey, TableQuery, TableRow};
+use crate::table::{Cell, Column, Exported, Field, SortKey, TableQuery, TableRow};
 use crate::ui_settings::UiSettings;
 use crate::urls;
 
 impl TableRow for OrphanView {
     const KEY_ATTR: &'static str = "data-node";
+    const DATA_PAGE: Option<&'static str> = Some("/weights");
     const COLUMNS: &'static [Column<Self>] = &[
         Column::<Self>::new("node", "Node", |o| {
             view! { <a href=urls::node(&o.node)>{o.node.clone()}</a> }.into_any()
@@ -80,4 +81,13 @@ pub fn OrphanTable(orphans: Vec<OrphanView>, query: Memo<TableQuery>) -> impl In
         <PagedTable page query class="data weights" noun="nodes" one="node" empty="" />
     }
     .into_any()
+}
+
+impl Exported for OrphanView {
+    const FIELDS: &'static [Field<Self>] = &[
+        Field::new("node", |o| Cell::text(&o.node)),
+        Field::new("files", |o| Cell::Int(o.paths.len() as i64)),
+        Field::new("bytes", |o| Cell::int_if(o.bytes > 0, o.bytes)),
+        Field::new("paths", |o| Cell::list(&o.paths)),
+    ];
 }
