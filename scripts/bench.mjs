@@ -1,7 +1,7 @@
 // The console's figures beside their budgets (issue: fast at any size and
 // any number of viewers). Run by `make bench`; each part alone with
 // `node scripts/bench.mjs PART` (sizes, pages, viewers, latency, memory,
-// browser, tab, holds, scale, clusters).
+// browser, tab, holds, scale, clusters, data).
 // It starts its own simulated admin APIs and consoles from the release
 // binary on free ports, and stops them when done. Node is what the
 // end-to-end suite already installs; nothing else is needed.
@@ -760,7 +760,58 @@ async function clusters() {
   await Promise.allSettled(hung);
 }
 
-const PARTS = { sizes, pages, viewers, latency, memory, browser, tab, holds, scale, clusters };
+/** Issue 30's figures: a table as CSV or JSON, and a scrape of /metrics,
+ * at 5,000 nodes; and what scrapes cost the admin API. */
+async function data() {
+  const nodes = 5000;
+  const sim = await simulator(nodes);
+  const { url, root } = await consoleFor(sim);
+  await request(`${url}/nodes`);
+  for (const format of ['csv', 'json']) {
+    const times = [];
+    let bytes = 0;
+    for (let i = 0; i < 15; i++) {
+      const r = await request(`${url}/nodes?format=${format}`);
+      if (r.status !== 200) throw new Error(`/nodes?format=${format}: ${r.status}`);
+      times.push(r.ms);
+      bytes = r.bytes;
+    }
+    const ms = median(times);
+    report(`/nodes as ${format.toUpperCase()} at ${nodes} nodes, whole, median`, `${ms.toFixed(1)} ms`, '≤ 100 ms', ms <= 100);
+    report(`  its size`, kb(bytes), '');
+  }
+  // The first scrape starts the reads it shows; the next ones are timed.
+  await request(`${root}/metrics`);
+  await new Promise((r) => setTimeout(r, 1000));
+  const scrape = async (at, label) => {
+    const times = [];
+    let bytes = 0;
+    for (let i = 0; i < 30; i++) {
+      const r = await request(`${at}/metrics`);
+      times.push(r.ms);
+      bytes = r.bytes;
+    }
+    report(`a scrape of /metrics at ${nodes} nodes${label}, median`, `${median(times).toFixed(1)} ms`, '');
+    report(`  its size`, kb(bytes), '');
+  };
+  await scrape(root, '');
+  const perNode = await consoleFor(sim, ['--metrics-per-node']);
+  await request(`${perNode.root}/metrics`);
+  await new Promise((r) => setTimeout(r, 1000));
+  await scrape(perNode.root, ' with every node');
+  // A scrape asks nothing of its own: a thousand in one period add no call.
+  const slow = await consoleFor(sim, ['--refresh-seconds', '60']);
+  await request(`${slow.root}/metrics`);
+  await new Promise((r) => setTimeout(r, 1000));
+  const before = await callCounts(sim);
+  for (let i = 0; i < 1000; i++) await request(`${slow.root}/metrics`);
+  const after = await callCounts(sim);
+  const added = Object.keys(after).reduce((n, k) => n + after[k] - (before[k] ?? 0), 0);
+  report('upstream calls added by 1,000 scrapes within one period', added, '0', added === 0);
+  stopAll();
+}
+
+const PARTS = { sizes, pages, viewers, latency, memory, browser, tab, holds, scale, clusters, data };
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 process.on('exit', stopAll);
 for (const name of chosen.length ? chosen : Object.keys(PARTS)) {

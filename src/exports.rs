@@ -48,6 +48,7 @@ pub async fn exports(State(console): State<ConsoleContext>, req: Request, next: 
         }
         // Never an empty file that would read as "no nodes".
         Err(e @ ConsoleError::AdminApi(_)) => refusal(StatusCode::BAD_GATEWAY, format!("{e}\n")),
+        Err(e @ ConsoleError::BadRequest(_)) => refusal(StatusCode::BAD_REQUEST, format!("{e}\n")),
         Err(e) => refusal(StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")),
     }
 }

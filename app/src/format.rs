@@ -48,15 +48,12 @@ impl ModelStatus {
 
     pub const ALL: [Self; 4] = [Self::Ready, Self::Starting, Self::NotPlaced, Self::Stopped];
 
-    /// Whether `m` is wanted and does not serve as wanted: not placed, or
-    /// starting below its minimum (the wall's "models not serving", but
-    /// for a replica that is merely slow to start).
+    /// Whether `m` is wanted and has fewer replicas ready than its
+    /// minimum: not placed, or starting below it (the wall's "models not
+    /// serving", but for a replica that is merely slow to start). A model
+    /// with no minimum is never missed, whatever runs of it.
     pub fn not_serving(m: &ModelView) -> bool {
-        match Self::of(m) {
-            Self::NotPlaced => true,
-            Self::Starting => m.ready < m.min,
-            Self::Ready | Self::Stopped => false,
-        }
+        m.min > 0 && m.ready < m.min
     }
 }
 

@@ -78,6 +78,18 @@ fn fill(template: &str, cluster: &str, subject: Subject) -> Option<String> {
         Subject::Node(id) => ("node", id),
         Subject::Model(name) => ("model", name),
     };
+    // A name picks a page on the team's tool, never the tool itself: no
+    // placeholder in the scheme or the host.
+    let after_scheme = template
+        .split_once("://")
+        .map_or(template, |(_, rest)| rest);
+    let authority = after_scheme
+        .split(['/', '?', '#'])
+        .next()
+        .unwrap_or_default();
+    if authority.contains('{') {
+        return None;
+    }
     let mut out = String::with_capacity(template.len() + 32);
     let mut rest = template;
     while let Some(open) = rest.find('{') {
@@ -85,8 +97,8 @@ fn fill(template: &str, cluster: &str, subject: Subject) -> Option<String> {
         let after = &rest[open + 1..];
         let close = after.find('}')?;
         match &after[..close] {
-            w if w == word => out.push_str(&encode_component(value)),
-            "cluster" => out.push_str(&encode_component(cluster)),
+            w if w == word => out.push_str(&segment(value)),
+            "cluster" => out.push_str(&segment(cluster)),
             _ => return None,
         }
         rest = &after[close + 1..];
@@ -102,6 +114,16 @@ fn fill(template: &str, cluster: &str, subject: Subject) -> Option<String> {
         .chars()
         .any(|c| c.is_whitespace() || c.is_control() || c == '"' || c == '<');
     (scheme_ok && clean).then_some(out)
+}
+
+/// `value` encoded whole; `.` and `..`, which a path would read as "here"
+/// and "up", with their dots encoded too.
+fn segment(value: &str) -> String {
+    match value {
+        "." => "%2E".into(),
+        ".." => "%2E%2E".into(),
+        other => encode_component(other),
+    }
 }
 
 #[cfg(test)]
@@ -137,6 +159,14 @@ mod tests {
             None,
             "no model template"
         );
+        let up = LinkTemplate {
+            node: Some("https://tools.example/n/{node}/logs".into()),
+            ..grafana()
+        };
+        assert_eq!(
+            up.href("eu", Subject::Node("..")).as_deref(),
+            Some("https://tools.example/n/%2E%2E/logs")
+        );
     }
 
     #[test]
@@ -151,6 +181,8 @@ mod tests {
             "https://x/{node",
             "https://x/node}",
             "https:// x/{node}",
+            "https://{node}.example/",
+            "https://x.example:{node}/",
             "",
         ] {
             let t = LinkTemplate {

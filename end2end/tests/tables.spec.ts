@@ -56,3 +56,22 @@ test('the overview links each figure to the list behind it', async ({ page }, te
   await expect(page.locator('.filter-bar .count')).toHaveText(`${sick.length} of ${nodes.length} nodes`);
   await expect(page.locator(`tr[data-node="${sick[0].id}"]`)).toBeVisible();
 });
+
+test('a table downloads as the CSV of its whole view, with or without JavaScript', async ({ page }, testInfo) => {
+  const { nodes } = await cluster(testInfo);
+  const h100 = nodes.filter((n) => n.id.includes('h100'));
+  await page.goto('/nodes?q=h100&sort=gpus&desc=1');
+  if (withJs(testInfo)) await waitForIslands(page);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('link', { name: 'Download CSV' }).click(),
+  ]);
+  expect(download.suggestedFilename()).toMatch(/-nodes\.csv$/);
+  const text = await (await download.createReadStream()).toArray();
+  // Node names have no comma or quote: each line splits into its cells.
+  const rows = Buffer.concat(text).toString('utf8').trim().split('\n').map((l) => l.split(',').map((c) => c.replace(/^"|"$/g, '')));
+  expect(rows[0].slice(0, 4)).toEqual(['node', 'state', 'gpus_free', 'gpus_total']);
+  expect(rows.length - 1).toBe(h100.length);
+  const most = Math.max(...h100.map((n) => n.gpu_free));
+  expect(Number(rows[1][2])).toBe(most); // the page's sort, in the file
+});

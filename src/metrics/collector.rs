@@ -4,6 +4,7 @@
 //! costs: the lists are the ones every page shares, and nothing here asks
 //! the admin API.
 
+use std::borrow::Cow;
 use std::fmt::Error;
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -11,14 +12,12 @@ use std::time::SystemTime;
 use app::server::audit::AuditLog;
 use app::server::clusters::Clusters;
 use prometheus_client::collector::Collector;
-use prometheus_client::encoding::{
-    DescriptorEncoder, EncodeGaugeValue, EncodeLabelSet, EncodeMetric,
-};
+use prometheus_client::encoding::{DescriptorEncoder, EncodeGaugeValue, EncodeMetric};
 use prometheus_client::metrics::MetricType;
 use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 
-use super::figures::{ClusterFigures, state_label};
+use super::figures::{ClusterFigures, Labelled, state_label};
 use crate::connections::PeerStreams;
 use crate::turns::{Kind, Turns};
 
@@ -34,19 +33,40 @@ pub struct ConsoleCollector {
     pub per_node: bool,
 }
 
-/// One gauge family: its descriptor, then a sample per label set.
-fn gauges<L, N>(
+/// A label value as the text formats write it: the client crate writes
+/// values as given, and a model or node name is whatever the admin API
+/// says (a quote in one would end its label, a newline its sample).
+fn escaped(value: &str) -> Cow<'_, str> {
+    if !value.contains(['\\', '"', '\n']) {
+        return Cow::Borrowed(value);
+    }
+    let mut out = String::with_capacity(value.len() + 8);
+    for c in value.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// One gauge family: its descriptor, then a sample per label set, every
+/// label value escaped on the way.
+fn gauges<S, const K: usize, N>(
     encoder: &mut DescriptorEncoder,
     name: &str,
     help: &str,
-    samples: impl IntoIterator<Item = (L, N)>,
+    samples: impl IntoIterator<Item = ([(&'static str, S); K], N)>,
 ) -> Result<(), Error>
 where
-    L: EncodeLabelSet,
+    S: AsRef<str>,
     N: EncodeGaugeValue,
 {
     let mut family = encoder.encode_descriptor(name, help, None, MetricType::Gauge)?;
     for (labels, value) in samples {
+        let labels = labels.each_ref().map(|(k, v)| (*k, escaped(v.as_ref())));
         ConstGauge::new(value).encode(family.encode_family(&labels)?)?;
     }
     Ok(())
@@ -76,6 +96,26 @@ fn per_cluster<N: EncodeGaugeValue>(
             value(f).map(|v| -> (ClusterLabel, N) { ([("cluster", id.as_str())], v) })
         }),
     )
+}
+
+/// One gauge per cluster and label value, from a figure that has several
+/// (nodes by state, models by status, each model's seconds).
+fn per_cluster_by<N: EncodeGaugeValue + Copy>(
+    encoder: &mut DescriptorEncoder,
+    figures: &[(String, ClusterFigures)],
+    (name, help): (&str, &str),
+    label: &'static str,
+    values: impl Fn(&ClusterFigures) -> Option<&Labelled<N>>,
+) -> Result<(), Error> {
+    let samples = figures.iter().flat_map(|(id, f)| {
+        values(f)
+            .into_iter()
+            .flatten()
+            .map(move |(value, n)| -> (TwoLabels, N) {
+                ([("cluster", id.as_str()), (label, value.as_str())], *n)
+            })
+    });
+    gauges(encoder, name, help, samples)
 }
 
 impl Collector for ConsoleCollector {
@@ -144,19 +184,12 @@ impl Collector for ConsoleCollector {
         )?;
 
         // Each cluster's.
-        gauges(
+        per_cluster_by(
             e,
-            "llmgw_nodes",
-            "Nodes by state (unknown: none reported)",
-            figures.iter().flat_map(|(id, f)| {
-                f.nodes.iter().flat_map(move |n| {
-                    n.by_state
-                        .iter()
-                        .map(move |(state, count)| -> (TwoLabels, u64) {
-                            ([("cluster", id.as_str()), ("state", state)], *count)
-                        })
-                })
-            }),
+            &figures,
+            ("llmgw_nodes", "Nodes by state (unknown: none reported)"),
+            "state",
+            |f| f.nodes.as_ref().map(|n| &n.by_state),
         )?;
         per_cluster(
             e,
@@ -185,33 +218,22 @@ impl Collector for ConsoleCollector {
             "GPUs reported unhealthy, kept out of placement",
             |f| f.nodes.as_ref().map(|n| n.gpus_unhealthy),
         )?;
-        gauges(
+        per_cluster_by(
             e,
-            "llmgw_models",
-            "Models of the catalog by status",
-            figures.iter().flat_map(|(id, f)| {
-                f.models.iter().flat_map(move |m| {
-                    m.by_status
-                        .iter()
-                        .map(move |(status, count)| -> (TwoLabels, u64) {
-                            ([("cluster", id.as_str()), ("status", status)], *count)
-                        })
-                })
-            }),
+            &figures,
+            ("llmgw_models", "Models of the catalog by status"),
+            "status",
+            |f| f.models.as_ref().map(|m| &m.by_status),
         )?;
-        gauges(
+        per_cluster_by(
             e,
-            "llmgw_model_not_serving_seconds",
-            "Seconds since this console first saw the model not serving (not placed, or below its minimum); 0 while it serves",
-            figures.iter().flat_map(|(id, f)| {
-                f.models.iter().flat_map(move |m| {
-                    m.not_serving_seconds
-                        .iter()
-                        .map(move |(model, s)| -> (TwoLabels, f64) {
-                            ([("cluster", id.as_str()), ("model", model)], *s)
-                        })
-                })
-            }),
+            &figures,
+            (
+                "llmgw_model_not_serving_seconds",
+                "Seconds since this console first saw the model not serving (not placed, or below its minimum); 0 while it serves",
+            ),
+            "model",
+            |f| f.models.as_ref().map(|m| &m.not_serving_seconds),
         )?;
         per_cluster(e, &figures, "llmgw_replicas", "Replicas in all", |f| {
             f.replicas.as_ref().map(|r| r.replicas)

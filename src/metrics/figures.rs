@@ -50,8 +50,9 @@ pub struct ClusterFigures {
     pub reclaimable_bytes: Option<i64>,
     /// Each list's name and the age of its last read, answered or not.
     pub ages: Vec<(&'static str, Duration)>,
-    /// Whether the last read of every list read so far answered; `None`
-    /// before the first.
+    /// Whether the last read of each list the pages need (nodes, models,
+    /// replicas) answered; `None` before the first. Orphans only add a
+    /// figure, as on the wall: their failure is seen by their absence.
     pub up: Option<bool>,
 }
 
@@ -163,7 +164,11 @@ impl ClusterFigures {
             replicas: answered(&replicas, replica_figures),
             reclaimable_bytes: answered(&orphans, reclaimable),
             ages: read.iter().map(|(list, (_, age))| (*list, *age)).collect(),
-            up: (!read.is_empty()).then(|| read.iter().all(|(_, (ok, _))| *ok)),
+            up: (!read.is_empty()).then(|| {
+                read.iter()
+                    .filter(|(list, _)| *list != "orphans")
+                    .all(|(_, (ok, _))| *ok)
+            }),
         }
     }
 }

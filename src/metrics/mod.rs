@@ -17,14 +17,14 @@ use std::sync::Arc;
 use app::server::ConsoleContext;
 use app::server::clusters::Clusters;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use prometheus_client::registry::Registry;
 
 use crate::allowed_hosts::AllowedHosts;
 use crate::connections::PeerStreams;
 use crate::refusal::refusal;
-use crate::turns::Turns;
+use crate::turns::{Kind, Turns};
 use collector::ConsoleCollector;
 use requests::RequestMeters;
 
@@ -34,6 +34,8 @@ pub struct Metrics {
     registry: Arc<Registry>,
     clusters: Arc<Clusters>,
     hosts: AllowedHosts,
+    /// The pages' turns: a scrape is made within one.
+    turns: Turns,
 }
 
 impl Metrics {
@@ -80,18 +82,21 @@ impl Metrics {
             registry: Arc::new(registry),
             clusters: console.clusters.clone(),
             hosts,
+            turns: turns.clone(),
         }
     }
 }
 
 /// The answer to `GET /metrics`.
-pub async fn scrape(State(metrics): State<Metrics>, headers: HeaderMap) -> Response {
+pub async fn scrape(State(metrics): State<Metrics>, uri: Uri, headers: HeaderMap) -> Response {
     // Prometheus scrapes by address; a name must be one the console is
     // known by, as for every page: a hostile site's name pointed at the
-    // console (DNS rebinding) would let its pages read the figures.
+    // console (DNS rebinding) would let its pages read the figures. Over
+    // HTTP/2 the name comes in the address, not in `Host`.
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
+        .or_else(|| uri.authority().map(|a| a.as_str()))
         .unwrap_or_default();
     if !is_address(host) && !metrics.hosts.allows(host) {
         return refusal(
@@ -99,6 +104,23 @@ pub async fn scrape(State(metrics): State<Metrics>, headers: HeaderMap) -> Respo
             "this console does not answer to that name; scrape it by address, or start it with --allowed-host\n",
         );
     }
+    let accept = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    // Within a turn and the bytes waiting to be sent, as a page: a crowd
+    // of slow scrapers cannot hold more than pages could.
+    let turns = metrics.turns.clone();
+    turns
+        .run(
+            Kind::Render,
+            async move { written(&metrics, accept.as_deref()) },
+        )
+        .await
+}
+
+/// The scrape's text, in the format `accept` asks for.
+fn written(metrics: &Metrics, accept: Option<&str>) -> Response {
     for cluster in metrics.clusters.iter() {
         cluster.read_behind();
     }
@@ -110,7 +132,6 @@ pub async fn scrape(State(metrics): State<Metrics>, headers: HeaderMap) -> Respo
             "the metrics could not be written; the console's log says why\n",
         );
     }
-    let accept = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok());
     let (body, kind) = if text_format::wants_openmetrics(accept) {
         (text, text_format::OPENMETRICS)
     } else {

@@ -64,7 +64,11 @@ pub fn kind_of(path: &str, query: Option<&str>) -> &'static str {
             Call::Change { .. } => "change",
             _ => "other",
         },
-        _ if query.is_some_and(|q| q.split('&').any(|p| p.starts_with("format="))) => "export",
+        p if app::server::exports::Table::at(p).is_some()
+            && app::server::exports::Format::of_query(query).is_some() =>
+        {
+            "export"
+        }
         _ => "page",
     }
 }

@@ -214,6 +214,33 @@ async fn per_node_series_come_with_the_flag_and_pass_promtool() {
 }
 
 #[tokio::test]
+async fn a_name_from_the_admin_api_cannot_break_or_forge_a_series() {
+    let sim = Simulator::demo();
+    let forged = "x\"} 0\nllmgw_console_admin_api_up{cluster=\"eu\\";
+    sim.cluster().models[0].name = forged.into();
+    let addr = crate::helpers::spawn_simulator(sim.clone(), "127.0.0.1:0".parse().expect("addr"));
+    let mut per_node = settings();
+    per_node.metrics_per_node = true;
+    let console = spawn_console_with(per_node, &format!("http://{addr}"));
+    let text = scrape_with_figures(&console).await;
+    promtool_check(&text);
+    assert_eq!(
+        sample(&text, "llmgw_console_admin_api_up", &[("cluster", "eu")]),
+        None,
+        "a forged sample: {text}"
+    );
+    let models = sim.cluster().list_models(Instant::now()).len();
+    assert_eq!(
+        samples(&text, "llmgw_model_not_serving_seconds").len(),
+        models
+    );
+    assert!(
+        text.contains(r#"model="x\"} 0\nllmgw_console_admin_api_up{cluster=\"eu\\""#),
+        "escaped as the format says: {text}"
+    );
+}
+
+#[tokio::test]
 async fn a_thousand_scrapes_cost_the_admin_api_nothing_more() {
     let sim = Simulator::demo();
     let addr = crate::helpers::spawn_simulator(sim.clone(), "127.0.0.1:0".parse().expect("addr"));

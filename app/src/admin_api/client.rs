@@ -107,21 +107,13 @@ impl AdminApiClient {
     pub async fn list_nodes(&self, actor: &Actor) -> Result<Vec<NodeView>, AdminApiError> {
         let url = self.url(&["nodes"]);
         let route = "/api/v1/nodes";
-        self.call_list(Method::GET, (url, route), actor, None::<&()>, "a node list")
-            .await
+        self.get_list((url, route), actor, "a node list").await
     }
 
     pub async fn list_models(&self, actor: &Actor) -> Result<Vec<ModelView>, AdminApiError> {
         let url = self.url(&["models"]);
         let route = "/api/v1/models";
-        self.call_list(
-            Method::GET,
-            (url, route),
-            actor,
-            None::<&()>,
-            "a model list",
-        )
-        .await
+        self.get_list((url, route), actor, "a model list").await
     }
 
     /// Every replica, or only one model's.
@@ -135,14 +127,7 @@ impl AdminApiClient {
             url.query_pairs_mut().append_pair("model", model);
         }
         let route = "/api/v1/replicas";
-        self.call_list(
-            Method::GET,
-            (url, route),
-            actor,
-            None::<&()>,
-            "a replica list",
-        )
-        .await
+        self.get_list((url, route), actor, "a replica list").await
     }
 
     pub async fn explain_placement(
@@ -182,11 +167,9 @@ impl AdminApiClient {
 
     pub async fn list_orphans(&self, actor: &Actor) -> Result<Vec<OrphanView>, AdminApiError> {
         let url = self.url(&["weights", "orphans"]);
-        self.call_list(
-            Method::GET,
+        self.get_list(
             (url, "/api/v1/weights/orphans"),
             actor,
-            None::<&()>,
             "an orphaned-weights list",
         )
         .await
@@ -224,6 +207,20 @@ impl AdminApiClient {
         url
     }
 
+    /// A list read with GET.
+    async fn get_list<T>(
+        &self,
+        url: (Url, &'static str),
+        actor: &Actor,
+        expected: &'static str,
+    ) -> Result<Vec<T>, AdminApiError>
+    where
+        T: DeserializeOwned + Send + 'static,
+    {
+        self.call_list(Method::GET, url, actor, None::<&()>, expected)
+            .await
+    }
+
     /// A list endpoint. Go encodes an empty (nil) slice as `null`, which
     /// means "none", not a broken answer.
     async fn call_list<B, T>(
@@ -258,67 +255,55 @@ impl AdminApiClient {
         T: DeserializeOwned + Send + 'static,
     {
         let started = std::time::Instant::now();
-        let answer = self.call_once(method, url, actor, body, expected).await;
+        let answer: Result<T, AdminApiError> = async {
+            let mut request = self
+                .http
+                .request(method, url)
+                .header("X-Llmgw-Actor", actor.as_str());
+            if let Some(body) = body {
+                request = request.json(body);
+            }
+            let mut response = request.send().await.map_err(|e| self.unreachable(&e))?;
+            let status = response.status();
+            let limit = if status == StatusCode::OK {
+                BODY_LIMIT
+            } else {
+                ERROR_BODY_LIMIT
+            };
+            let bytes = read_at_most(&mut response, limit)
+                .await
+                .map_err(|e| self.unreachable(&e))?;
+            if status != StatusCode::OK {
+                return Err(AdminApiError::Status {
+                    code: status.as_u16(),
+                    status: status_line(status),
+                    message: error_message(&bytes),
+                });
+            }
+            if bytes.len() > BODY_LIMIT {
+                return Err(self.malformed(expected, "the answer is larger than 64 MiB".into()));
+            }
+            let is_json = response
+                .headers()
+                .get(CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_none_or(|v| v.contains("json"));
+            let decoded = decode(bytes).await.map_err(|e| {
+                let cause = if is_json {
+                    e.to_string()
+                } else {
+                    format!("it is not JSON ({e})")
+                };
+                self.malformed(expected, cause)
+            })?;
+            self.last_answer.store(unix_ms(), Ordering::Relaxed);
+            Ok(decoded)
+        }
+        .await;
         if let Some(meter) = &self.meter {
             meter.observe(route, started.elapsed().as_secs_f64(), &answer);
         }
         answer
-    }
-
-    async fn call_once<B, T>(
-        &self,
-        method: Method,
-        url: Url,
-        actor: &Actor,
-        body: Option<&B>,
-        expected: &'static str,
-    ) -> Result<T, AdminApiError>
-    where
-        B: Serialize + ?Sized,
-        T: DeserializeOwned + Send + 'static,
-    {
-        let mut request = self
-            .http
-            .request(method, url)
-            .header("X-Llmgw-Actor", actor.as_str());
-        if let Some(body) = body {
-            request = request.json(body);
-        }
-        let mut response = request.send().await.map_err(|e| self.unreachable(&e))?;
-        let status = response.status();
-        let limit = if status == StatusCode::OK {
-            BODY_LIMIT
-        } else {
-            ERROR_BODY_LIMIT
-        };
-        let bytes = read_at_most(&mut response, limit)
-            .await
-            .map_err(|e| self.unreachable(&e))?;
-        if status != StatusCode::OK {
-            return Err(AdminApiError::Status {
-                code: status.as_u16(),
-                status: status_line(status),
-                message: error_message(&bytes),
-            });
-        }
-        if bytes.len() > BODY_LIMIT {
-            return Err(self.malformed(expected, "the answer is larger than 64 MiB".into()));
-        }
-        let is_json = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_none_or(|v| v.contains("json"));
-        let decoded = decode(bytes).await.map_err(|e| {
-            let cause = if is_json {
-                e.to_string()
-            } else {
-                format!("it is not JSON ({e})")
-            };
-            self.malformed(expected, cause)
-        })?;
-        self.last_answer.store(unix_ms(), Ordering::Relaxed);
-        Ok(decoded)
     }
 
     fn unreachable(&self, e: &reqwest::Error) -> AdminApiError {

@@ -24,12 +24,13 @@ impl Format {
         let value = query?
             .split('&')
             .find_map(|pair| pair.strip_prefix("format="))?;
-        Some(match value {
+        let value = crate::urls::decode_component(value);
+        Some(match value.to_ascii_lowercase().as_str() {
             "csv" => Ok(Self::Csv),
             "json" => Ok(Self::Json),
-            other => Err(format!(
+            _ => Err(format!(
                 "format={} is not one the console gives; ask for format=csv or format=json",
-                crate::server::audit::clipped(&crate::urls::decode_component(other), 40)
+                crate::server::audit::clipped(&value, 40)
             )),
         })
     }
@@ -82,6 +83,12 @@ impl Table {
     }
 }
 
+/// Past this a file is refused with a sentence: the console makes every
+/// answer whole, up to 16 MiB, before sending it. A 20,000-node JSON list is
+/// about 5 MB; only a list of orphaned weights with thousands of paths per
+/// node comes near.
+pub const EXPORT_LIMIT: usize = 15 * 1024 * 1024;
+
 /// The table's rows in its view, written as `format`.
 pub async fn export(
     cx: &ConsoleContext,
@@ -91,13 +98,22 @@ pub async fn export(
 ) -> Result<Vec<u8>, ConsoleError> {
     let view = TableQuery::parse(query);
     let lists = &cx.cluster.snapshots;
-    Ok(match table {
+    let written = match table {
         Table::Nodes => write(&view, &lists.nodes().await?, format),
         Table::Models => write(&view, &lists.models().await?, format),
         Table::Replicas => write(&view, &lists.replicas().await?, format),
         Table::Weights => write(&view, &lists.orphans().await?, format),
         Table::Audit => write(&view, &Arc::new(cx.audit_records()), format),
-    })
+    };
+    if written.len() > EXPORT_LIMIT {
+        return Err(ConsoleError::BadRequest(format!(
+            "this view of {} is {} MB, more than the {} MB a download may be; narrow it with a filter",
+            table.name(),
+            written.len() / 1_000_000,
+            EXPORT_LIMIT / 1_000_000
+        )));
+    }
+    Ok(written)
 }
 
 fn write<T: Exported>(view: &TableQuery, rows: &Arc<Vec<T>>, format: Format) -> Vec<u8> {
@@ -120,7 +136,12 @@ pub fn inert(text: &str) -> Cow<'_, str> {
 }
 
 pub fn csv_of<T: Exported>(rows: &[&T]) -> Vec<u8> {
-    let mut out = csv::Writer::from_writer(Vec::with_capacity(rows.len() * 128));
+    // Every text in quotes: a spreadsheet set to split on `;` (as Excel is
+    // in much of Europe) would otherwise cut "gpu;=cmd…" in two and run
+    // the second half; inside quotes no separator splits a cell.
+    let mut out = csv::WriterBuilder::new()
+        .quote_style(csv::QuoteStyle::NonNumeric)
+        .from_writer(Vec::with_capacity(rows.len() * 128));
     // Writing to memory cannot fail; a record that could not be written
     // would be a bug in the crate, not a row to lose silently.
     let names = T::FIELDS.iter().map(|f| f.name);
@@ -192,30 +213,24 @@ mod tests {
         );
         let b = node("@SUM(A1)", &[]);
         let c = node("-2+3", &[]);
-        let text = String::from_utf8(csv_of(&[&a, &b, &c])).expect("utf-8");
-        let mut lines = text.lines();
+        let d = node("gpu;=cmd|' /C calc'!A0", &[]);
+        let text = String::from_utf8(csv_of(&[&a, &b, &c, &d])).expect("utf-8");
         assert!(
-            lines
-                .next()
-                .expect("header")
-                .starts_with("node,state,gpus_free,gpus_total")
-        );
-        assert!(text.starts_with("node,"), "{text}");
-        assert!(
-            text.contains("\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\""),
+            text.starts_with("\"node\",\"state\",\"gpus_free\",\"gpus_total\""),
             "{text}"
         );
-        assert!(
-            text.contains("\"GPU 3: Xid 79, \"\"fell off\"\"\nbus\""),
-            "{text}"
-        );
-        assert!(text.contains("\n'@SUM(A1),"), "{text}");
-        assert!(text.contains("\n'-2+3,"), "{text}");
-        // A value not known is empty, never a dash or a zero.
-        assert!(
-            text.contains(",2,8,1,"),
-            "figures in their own columns: {text}"
-        );
+        for expected in [
+            "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"",
+            "\"GPU 3: Xid 79, \"\"fell off\"\"\nbus\"",
+            "\n\"'@SUM(A1)\",",
+            "\n\"'-2+3\",",
+            // Quoted whole: a `;` separator cannot cut it in two.
+            "\n\"gpu;=cmd|' /C calc'!A0\",",
+            // Figures apart, as numbers; a value not known is empty.
+            ",\"\",2,8,1,",
+        ] {
+            assert!(text.contains(expected), "{expected} in {text}");
+        }
     }
 
     #[test]

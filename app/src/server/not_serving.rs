@@ -60,7 +60,8 @@ mod tests {
         since.observe(&[model("a", 1, 1, 1)], later + Duration::from_secs(30));
         assert_eq!(since.since("a"), None, "serves again");
         assert_eq!(since.since("b"), None, "gone from the catalog");
-        since.observe(&[model("a", 0, 0, 0)], later);
+        since.observe(&[model("a", 0, 0, 0), model("c", 0, 2, 2)], later);
         assert_eq!(since.since("a"), None, "a stopped model is not missed");
+        assert_eq!(since.since("c"), None, "nor one with no minimum that runs");
     }
 }
