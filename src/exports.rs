@@ -5,7 +5,8 @@
 use app::error::ConsoleError;
 use app::server::ConsoleContext;
 use app::server::clusters::InCluster;
-use app::server::exports::{Format, Table, export};
+use app::server::exports::{Format, export};
+use app::table::ExportedTable as Table;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;

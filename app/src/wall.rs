@@ -160,6 +160,42 @@ pub struct WallView {
     pub trends: Vec<Sample>,
 }
 
+/// The nodes counted: what the wall, the overview of several clusters and
+/// `/metrics` say of them, in one pass that a caller may share.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeTotals {
+    /// Each state with its count, in the order first seen; "-" for nodes
+    /// that report none.
+    pub by_state: Vec<(String, usize)>,
+    /// Nodes whose agent has gone silent.
+    pub unreported: usize,
+    pub gpu_free: i64,
+    pub gpu_total: i64,
+    pub unhealthy_gpus: usize,
+    pub disk_nearly_full: usize,
+}
+
+impl NodeTotals {
+    pub fn add(&mut self, n: &NodeView) {
+        let state = format::or_dash(n.state.as_str());
+        match self.by_state.iter_mut().find(|(s, _)| *s == state) {
+            Some((_, c)) => *c += 1,
+            None => self.by_state.push((state, 1)),
+        }
+        self.gpu_free += n.gpu_free;
+        self.gpu_total += n.gpu_total;
+        self.unhealthy_gpus += n.unhealthy.len();
+        self.unreported += usize::from(is_silent(n));
+        self.disk_nearly_full += usize::from(disk_nearly_full(n));
+    }
+}
+
+/// What collecting every orphaned weight would free; a size not known
+/// counts as none.
+pub fn reclaimable_bytes(orphans: &[OrphanView]) -> i64 {
+    orphans.iter().map(|o| o.bytes.max(0)).sum()
+}
+
 /// Whether `node`'s model disk is nearly full; a total not known is not.
 pub fn disk_nearly_full(node: &NodeView) -> bool {
     node.disk_total_gb > 0
@@ -207,16 +243,9 @@ pub fn wall_view(
             *failing_on.entry(node).or_default() += 1;
         }
     }
+    let mut totals = NodeTotals::default();
     for n in nodes {
-        let state = format::or_dash(n.state.as_str());
-        match v.nodes_by_state.iter_mut().find(|(s, _)| *s == state) {
-            Some((_, c)) => *c += 1,
-            None => v.nodes_by_state.push((state, 1)),
-        }
-        v.gpu_free += n.gpu_free;
-        v.gpu_total += n.gpu_total;
-        v.unhealthy_gpus += n.unhealthy.len();
-        v.unreported += usize::from(is_silent(n));
+        totals.add(n);
         let mut what = Vec::new();
         if is_silent(n) {
             what.push(format!(
@@ -251,6 +280,11 @@ pub fn wall_view(
             });
         }
     }
+    v.nodes_by_state = totals.by_state;
+    v.gpu_free = totals.gpu_free;
+    v.gpu_total = totals.gpu_total;
+    v.unhealthy_gpus = totals.unhealthy_gpus;
+    v.unreported = totals.unreported;
     v.nodes_by_state.sort_by_key(|(s, _)| (order(s), s.clone()));
     // The oldest replica not ready of each model, in one pass over the
     // replicas rather than one per model: 4,000 models times their
@@ -295,7 +329,7 @@ pub fn wall_view(
         v.not_serving.extend(entry);
     }
     v.orphan_nodes = orphans.iter().filter(|o| !o.paths.is_empty()).count();
-    v.reclaimable_bytes = orphans.iter().map(|o| o.bytes.max(0)).sum();
+    v.reclaimable_bytes = reclaimable_bytes(orphans);
     v
 }
 

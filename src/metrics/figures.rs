@@ -5,12 +5,12 @@
 
 use std::time::{Duration, SystemTime};
 
-use app::admin_api::types::{ModelView, NodeView, OrphanView, ReplicaView};
-use app::fixes::is_silent;
+use app::admin_api::types::{ModelView, NodeView, ReplicaView};
+use app::format::DASH;
 use app::format::ModelStatus;
 use app::joins::has_error;
 use app::server::snapshots::{Known, KnownLists, Snapshots};
-use app::wall::disk_nearly_full;
+use app::wall::{NodeTotals, reclaimable_bytes};
 
 /// A figure's value with the labels that tell it from its siblings.
 pub type Labelled<T> = Vec<(String, T)>;
@@ -65,28 +65,39 @@ pub fn state_label(node: &NodeView) -> String {
 }
 
 fn node_figures(nodes: &[NodeView]) -> NodeFigures {
-    let mut f = NodeFigures::default();
+    let mut totals = NodeTotals::default();
     for n in nodes {
-        let state = state_label(n);
-        match f.by_state.iter_mut().find(|(s, _)| *s == state) {
-            Some((_, c)) => *c += 1,
-            None => f.by_state.push((state, 1)),
-        }
-        f.not_reporting += u64::from(is_silent(n));
-        f.disk_nearly_full += u64::from(disk_nearly_full(n));
-        f.gpus += n.gpu_total;
-        f.gpus_free += n.gpu_free;
-        f.gpus_unhealthy += n.unhealthy.len() as u64;
+        totals.add(n);
     }
+    let mut by_state: Labelled<u64> = totals
+        .by_state
+        .into_iter()
+        .map(|(state, n)| {
+            // The page's dash is no label value.
+            let state = if state == DASH {
+                "unknown".into()
+            } else {
+                state
+            };
+            (state, n as u64)
+        })
+        .collect();
     // The usual three always, so that a query for cordoned nodes finds a
     // zero rather than nothing.
     for usual in ["ready", "cordoned", "draining"] {
-        if !f.by_state.iter().any(|(s, _)| s == usual) {
-            f.by_state.push((usual.into(), 0));
+        if !by_state.iter().any(|(s, _)| s == usual) {
+            by_state.push((usual.into(), 0));
         }
     }
-    f.by_state.sort();
-    f
+    by_state.sort();
+    NodeFigures {
+        by_state,
+        not_reporting: totals.unreported as u64,
+        disk_nearly_full: totals.disk_nearly_full as u64,
+        gpus: totals.gpu_total,
+        gpus_free: totals.gpu_free,
+        gpus_unhealthy: totals.unhealthy_gpus as u64,
+    }
 }
 
 fn model_figures(models: &[ModelView], snapshots: &Snapshots, now: SystemTime) -> ModelFigures {
@@ -120,10 +131,6 @@ fn replica_figures(replicas: &[ReplicaView]) -> ReplicaFigures {
         replicas: replicas.len() as u64,
         failing: replicas.iter().filter(|r| has_error(r)).count() as u64,
     }
-}
-
-fn reclaimable(orphans: &[OrphanView]) -> i64 {
-    orphans.iter().map(|o| o.bytes.max(0)).sum()
 }
 
 /// The list's figures when its last read answered.
@@ -162,7 +169,7 @@ impl ClusterFigures {
             nodes: answered(&nodes, node_figures),
             models: answered(&models, |m| model_figures(m, snapshots, now)),
             replicas: answered(&replicas, replica_figures),
-            reclaimable_bytes: answered(&orphans, reclaimable),
+            reclaimable_bytes: answered(&orphans, reclaimable_bytes),
             ages: read.iter().map(|(list, (_, age))| (*list, *age)).collect(),
             up: (!read.is_empty()).then(|| {
                 read.iter()

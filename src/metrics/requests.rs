@@ -64,7 +64,7 @@ pub fn kind_of(path: &str, query: Option<&str>) -> &'static str {
             Call::Change { .. } => "change",
             _ => "other",
         },
-        p if app::server::exports::Table::at(p).is_some()
+        p if app::table::ExportedTable::at(p).is_some()
             && app::server::exports::Format::of_query(query).is_some() =>
         {
             "export"

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use llmgw_console::simulator::{Simulator, generated};
 
-use crate::helpers::{TestApp, free_port, http, settings, spawn_console_with};
+use crate::helpers::{TestApp, free_port, get, settings, spawn_console_with};
 use crate::html::Page;
 
 /// The CSV's records, header first, read by RFC 4180's rules.
@@ -167,12 +167,22 @@ async fn an_unknown_format_and_a_failing_admin_api_are_said_not_written() {
             .contains("format=csv or format=json")
     );
 
+    // A link someone else crafted: a cluster this console does not show,
+    // and a filter of 64 KiB.
+    let elsewhere = app.get("/c/nope/nodes?format=csv").await;
+    assert_eq!(elsewhere.status(), 404);
+    assert!(!elsewhere.headers().contains_key("content-disposition"));
+    let huge = format!("/nodes?format=csv&q={}", "h100+".repeat(13_000));
+    let (_, _, csv) = download(&app, &huge).await;
+    let rows = records(&csv);
+    assert!(
+        rows.len() > 1,
+        "the filter is bounded, and finds the H100 nodes"
+    );
+    assert!(rows[1..].iter().all(|r| r[0].contains("h100")));
+
     let console = spawn_console_with(settings(), &format!("http://127.0.0.1:{}", free_port()));
-    let down = http()
-        .get(format!("{console}/c/default/nodes?format=csv"))
-        .send()
-        .await
-        .expect("answers");
+    let down = get(&format!("{console}/c/default/nodes?format=csv"), &[]).await;
     assert_eq!(down.status(), 502);
     assert!(down.text().await.expect("body").contains("cannot reach"));
 }

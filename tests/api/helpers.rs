@@ -300,6 +300,15 @@ pub fn http() -> reqwest::Client {
         .expect("client")
 }
 
+/// A GET of `url` with `headers` added, whatever its status.
+pub async fn get(url: &str, headers: &[(&str, &str)]) -> reqwest::Response {
+    let mut request = http().get(url);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.send().await.expect("console answers")
+}
+
 /// The body of `path` on a console, whatever its status.
 pub async fn fetch_page(console: &str, path: &str) -> String {
     let base = if path.starts_with("/c/") { "" } else { BASE };

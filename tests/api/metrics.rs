@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use llmgw_console::simulator::Simulator;
 
-use crate::helpers::{TestApp, free_port, http, settings, spawn_console_with};
+use crate::helpers::{TestApp, free_port, get, http, settings, spawn_console_with};
 
 /// Prometheus's tool, which the project's bootstrap installs for the tests.
 fn promtool() -> Command {
@@ -22,11 +22,7 @@ fn promtool() -> Command {
 }
 
 async fn scrape(console: &str) -> String {
-    let response = http()
-        .get(format!("{console}/metrics"))
-        .send()
-        .await
-        .expect("console answers");
+    let response = get(&format!("{console}/metrics"), &[]).await;
     assert_eq!(response.status(), 200);
     response.text().await.expect("body")
 }
@@ -301,15 +297,7 @@ async fn a_scrape_by_address_is_answered_and_by_a_stranger_name_refused() {
     let port = app.console.rsplit(':').next().expect("port").to_string();
     let by = |host: String| {
         let url = format!("{}/metrics", app.console);
-        async move {
-            http()
-                .get(url)
-                .header("host", host)
-                .send()
-                .await
-                .expect("answers")
-                .status()
-        }
+        async move { get(&url, &[("host", &host)]).await.status() }
     };
     assert_eq!(by(format!("127.0.0.1:{port}")).await, 200);
     assert_eq!(
@@ -324,15 +312,14 @@ async fn a_scrape_by_address_is_answered_and_by_a_stranger_name_refused() {
         "a rebound name"
     );
 
-    let om = http()
-        .get(format!("{}/metrics", app.console))
-        .header(
+    let om = get(
+        &format!("{}/metrics", app.console),
+        &[(
             "accept",
             "application/openmetrics-text;version=1.0.0,text/plain;q=0.5",
-        )
-        .send()
-        .await
-        .expect("answers");
+        )],
+    )
+    .await;
     assert!(
         om.headers()["content-type"]
             .to_str()

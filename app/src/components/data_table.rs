@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use leptos::tachys::html::attribute::custom::custom_attribute;
 
 use super::table_controls::{FilteredTable, SortHeader};
-use crate::table::{RowNote, TablePage, TableQuery, TableRow};
+use crate::table::{ExportedTable, RowNote, TablePage, TableQuery, TableRow};
 
 /// Each row's key: a key that repeats in the list gets a suffix, since the
 /// live document needs them distinct to match rows.
@@ -77,7 +77,7 @@ pub fn PagedTable<T: TableRow>(
         rows, shown, total, ..
     } = page;
     Either::Right(view! {
-        <FilteredTable query shown total noun one paging data_page=T::DATA_PAGE>
+        <FilteredTable query shown total noun one paging data_page=T::EXPORTED_AS.map(ExportedTable::page)>
             <DataTable rows query class />
         </FilteredTable>
     })

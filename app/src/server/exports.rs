@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::ConsoleContext;
 use crate::error::ConsoleError;
-use crate::table::{Cell, Exported, TableQuery};
+use crate::table::{Cell, Exported, ExportedTable as Table, TableQuery};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -46,39 +46,6 @@ impl Format {
         match self {
             Self::Csv => "text/csv; charset=utf-8; header=present",
             Self::Json => "application/json",
-        }
-    }
-}
-
-/// The tables that can be downloaded, by their page's path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Table {
-    Nodes,
-    Models,
-    Replicas,
-    Weights,
-    Audit,
-}
-
-impl Table {
-    pub fn at(path: &str) -> Option<Self> {
-        Some(match path.trim_end_matches('/') {
-            "/nodes" => Self::Nodes,
-            "/models" => Self::Models,
-            "/replicas" => Self::Replicas,
-            "/weights" => Self::Weights,
-            "/audit" => Self::Audit,
-            _ => return None,
-        })
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Nodes => "nodes",
-            Self::Models => "models",
-            Self::Replicas => "replicas",
-            Self::Weights => "weights",
-            Self::Audit => "audit",
         }
     }
 }

@@ -85,9 +85,9 @@ pub trait TableRow: Clone + PartialEq + Send + Sync + 'static {
     const COLUMNS: &'static [Column<Self>];
     /// The column whose cell heads the row (`<th scope="row">`), if any.
     const ROW_HEADER: Option<usize> = Some(0);
-    /// The page that gives the whole table as data (`/nodes?format=csv`),
-    /// for the table's download links; see `export`.
-    const DATA_PAGE: Option<&'static str> = None;
+    /// The table as data (`/nodes?format=csv`), for its download links;
+    /// see `export`.
+    const EXPORTED_AS: Option<super::exported_table::ExportedTable> = None;
 
     /// What tells this row from every other in its list, and the same row
     /// from one refresh to the next.

@@ -10,12 +10,14 @@
 
 pub mod columns;
 pub mod export;
+pub mod exported_table;
 pub mod page;
 pub mod query;
 pub mod sort_key;
 
 pub use columns::{Column, RowNote, TableRow, columns_text};
 pub use export::{Cell, Exported, Field};
+pub use exported_table::ExportedTable;
 pub use page::{PAGE_ROWS, Paging, TablePage};
 pub use query::{TableQuery, use_table_query};
 pub use sort_key::SortKey;

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::server_fns::audit::{AuditRecord, Outcome};
-use crate::table::{Cell, Column, Exported, Field, TableRow};
+use crate::table::{Cell, Column, Exported, ExportedTable, Field, TableRow};
 
 /// "refused", "refused ×499", "done (the client left before the answer)".
 fn outcome_text(r: &AuditRecord) -> String {
@@ -34,7 +34,7 @@ fn target_text(record: &AuditRecord) -> String {
 
 impl TableRow for AuditRecord {
     const KEY_ATTR: &'static str = "data-attempt";
-    const DATA_PAGE: Option<&'static str> = Some("/audit");
+    const EXPORTED_AS: Option<ExportedTable> = Some(ExportedTable::Audit);
     const COLUMNS: &'static [Column<Self>] = &[
         Column::<Self>::new("time", "Time (UTC)", |r| {
             r.time.replace('T', " ").replace('Z', "").into_any()

@@ -6,12 +6,12 @@ use leptos::prelude::*;
 use crate::admin_api::types::ModelView;
 use crate::components::StatusBadge;
 use crate::format::{self, ModelStatus};
-use crate::table::{Cell, Column, Exported, Field, SortKey, TableRow};
+use crate::table::{Cell, Column, Exported, ExportedTable, Field, SortKey, TableRow};
 use crate::urls;
 
 impl TableRow for ModelView {
     const KEY_ATTR: &'static str = "data-model";
-    const DATA_PAGE: Option<&'static str> = Some("/models");
+    const EXPORTED_AS: Option<ExportedTable> = Some(ExportedTable::Models);
     const COLUMNS: &'static [Column<Self>] = &[
         Column::<Self>::new("model", "Model", |m| {
             view! { <a href=urls::placement(&m.name)>{m.name.clone()}</a> }.into_any()

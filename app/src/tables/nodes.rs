@@ -6,13 +6,14 @@ use leptos::prelude::*;
 use crate::admin_api::types::NodeView;
 use crate::components::{NodeActions, PagedTable, StateBadge};
 use crate::table::{
-    Cell, Column, Exported, Field, RowNote, SortKey, TablePage, TableQuery, TableRow, columns_text,
+    Cell, Column, Exported, ExportedTable, Field, RowNote, SortKey, TablePage, TableQuery,
+    TableRow, columns_text,
 };
 use crate::{format, urls};
 
 impl TableRow for NodeView {
     const KEY_ATTR: &'static str = "data-node";
-    const DATA_PAGE: Option<&'static str> = Some("/nodes");
+    const EXPORTED_AS: Option<ExportedTable> = Some(ExportedTable::Nodes);
     const COLUMNS: &'static [Column<Self>] = &[
         Column::<Self>::new("node", "Node", |n| {
             view! { <a href=urls::node(&n.id)>{n.id.clone()}</a> }.into_any()

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::admin_api::types::ReplicaView;
 use crate::format;
 use crate::joins::has_error;
-use crate::table::{Cell, Column, Exported, Field, RowNote, SortKey, TableRow};
+use crate::table::{Cell, Column, Exported, ExportedTable, Field, RowNote, SortKey, TableRow};
 use crate::urls;
 
 /// "gpu-a:[0 1 2 3] gpu-b:[0 1]", the way the CLI writes shards, each
@@ -36,7 +36,7 @@ fn shard_node_names(r: &ReplicaView, separator: &str) -> String {
 
 impl TableRow for ReplicaView {
     const KEY_ATTR: &'static str = "data-replica";
-    const DATA_PAGE: Option<&'static str> = Some("/replicas");
+    const EXPORTED_AS: Option<ExportedTable> = Some(ExportedTable::Replicas);
     const COLUMNS: &'static [Column<Self>] = &[
         Column::<Self>::new("replica", "Replica", |r| r.id.clone().into_any())
             .class("id")

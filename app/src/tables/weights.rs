@@ -6,13 +6,13 @@ use leptos::prelude::*;
 use crate::admin_api::types::OrphanView;
 use crate::components::{PagedTable, ReviewButton};
 use crate::format::{self, file_size};
-use crate::table::{Cell, Column, Exported, Field, SortKey, TableQuery, TableRow};
+use crate::table::{Cell, Column, Exported, ExportedTable, Field, SortKey, TableQuery, TableRow};
 use crate::ui_settings::UiSettings;
 use crate::urls;
 
 impl TableRow for OrphanView {
     const KEY_ATTR: &'static str = "data-node";
-    const DATA_PAGE: Option<&'static str> = Some("/weights");
+    const EXPORTED_AS: Option<ExportedTable> = Some(ExportedTable::Weights);
     const COLUMNS: &'static [Column<Self>] = &[
         Column::<Self>::new("node", "Node", |o| {
             view! { <a href=urls::node(&o.node)>{o.node.clone()}</a> }.into_any()
