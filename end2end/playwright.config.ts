@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { BIN, PORTS, chromiumPath } from './tests/support';
 
@@ -7,8 +9,10 @@ import { BIN, PORTS, chromiumPath } from './tests/support';
 // simulator and console on ports free at the start of the run, and every
 // test starts from the simulator's starting cluster (support.ts), so any test
 // passes alone (`npx playwright test -g NAME`) as well as in the suite.
+// Each console keeps its journal in a directory of its own, outside the tree.
 const consoleCommand = (sim: number, port: number) =>
-  `${BIN} --admin-api 127.0.0.1:${sim} --listen 127.0.0.1:${port} --refresh-seconds 1 --log warn`;
+  `${BIN} --admin-api 127.0.0.1:${sim} --listen 127.0.0.1:${port} --refresh-seconds 1 --log warn ` +
+  `--data-dir ${mkdtempSync(join(tmpdir(), 'llmgw-e2e-'))}`;
 
 if (!existsSync(BIN)) {
   throw new Error(`${BIN} does not exist: run "make build" first`);

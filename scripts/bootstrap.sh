@@ -325,4 +325,19 @@ if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then
   fi
 fi
 
+# --- 9. PostgreSQL for the journal tests --------------------------------------
+# The journal's tests run against a real PostgreSQL server that they start
+# themselves (initdb in a temporary directory, a free loopback port):
+# Debian's package gives the programs. Its own cluster is not needed.
+
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null; then
+  command -v apt-get >/dev/null ||
+    die "postgresql: install PostgreSQL's server programs (initdb, postgres) on PATH for the journal tests"
+  apt_install --no-install-recommends postgresql
+  if command -v systemctl >/dev/null && systemctl is-active --quiet postgresql 2>/dev/null; then
+    say "stopping the postgresql service the package started (the tests run their own)"
+    as_root systemctl disable --now postgresql >/dev/null 2>&1 || true
+  fi
+fi
+
 say "ready to test"

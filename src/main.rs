@@ -23,7 +23,7 @@ fn main() -> ExitCode {
             Task::Simulate(args),
         ),
         None => match Settings::resolve(&cli) {
-            Ok(settings) => (settings.log.clone(), Task::Console(settings)),
+            Ok(settings) => (settings.log.clone(), Task::Console(Box::new(settings))),
             Err(reason) => return fail(&reason, 2),
         },
     };
@@ -39,7 +39,7 @@ fn main() -> ExitCode {
     };
     let outcome = runtime.block_on(async move {
         match task {
-            Task::Console(settings) => startup::run_console(settings).await,
+            Task::Console(settings) => startup::run_console(*settings).await,
             Task::Simulate(args) => startup::run_simulator(args).await,
         }
     });
@@ -49,8 +49,10 @@ fn main() -> ExitCode {
     }
 }
 
+/// What the command line asks for. The console's settings are boxed: they
+/// are most of the size, and the simulator's would carry it too.
 enum Task {
-    Console(Settings),
+    Console(Box<Settings>),
     Simulate(llmgw_console::settings::SimulateArgs),
 }
 

@@ -103,6 +103,22 @@ pub struct Cli {
     #[arg(long, env = "LLMGW_CONSOLE_AUDIT_LOG", value_name = "PATH")]
     pub audit_log: Option<PathBuf>,
 
+    /// Directory of the built-in journal (an SQLite file, created on first start) when no --database is given [default: llmgw-console-data]
+    #[arg(long, env = "LLMGW_CONSOLE_DATA_DIR", value_name = "PATH")]
+    pub data_dir: Option<PathBuf>,
+
+    /// PostgreSQL database shared by several consoles for the journal, e.g. postgres://console@db/llmgw [default: an SQLite file in --data-dir]
+    #[arg(long, env = "LLMGW_CONSOLE_DATABASE", value_name = "URL")]
+    pub database: Option<String>,
+
+    /// Seconds between two reads of a cluster for the journal while no page is open [default: 30]
+    #[arg(long, env = "LLMGW_CONSOLE_RECORD_SECONDS", value_name = "SECONDS", value_parser = parse_record)]
+    pub record_seconds: Option<u64>,
+
+    /// Days the journal keeps its records [default: 30]
+    #[arg(long, env = "LLMGW_CONSOLE_RETAIN_DAYS", value_name = "DAYS", value_parser = parse_retain)]
+    pub retain: Option<u64>,
+
     /// Log filter, e.g. info or llmgw_console=debug; the audit is written whatever it says [default: info]
     #[arg(long, env = "LLMGW_CONSOLE_LOG", value_name = "FILTER")]
     pub log: Option<String>,
@@ -160,6 +176,10 @@ struct FileSettings {
     log: Option<String>,
     metrics_per_node: Option<bool>,
     links: Option<Vec<LinkTemplate>>,
+    data_dir: Option<String>,
+    database: Option<String>,
+    record_seconds: Option<u64>,
+    retain: Option<u64>,
 }
 
 /// Fractions of a second are allowed (a wall screen's endurance test runs
@@ -176,6 +196,43 @@ fn parse_refresh(text: &str) -> Result<f64, String> {
         Ok(value)
     } else {
         Err(format!("{value} is not between 0.1 and 3600"))
+    }
+}
+
+fn parse_record(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if (1..=3600).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "{text:?} is not a whole number of seconds between 1 and 3600"
+        )),
+    }
+}
+
+fn parse_retain(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if (1..=3650).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "{text:?} is not a whole number of days between 1 and 3650"
+        )),
+    }
+}
+
+/// Where the journal is kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JournalAt {
+    /// An SQLite file in this directory.
+    DataDir(PathBuf),
+    /// A PostgreSQL database (its URL).
+    Database(String),
+}
+
+impl JournalAt {
+    /// The URL sqlx opens.
+    pub fn url(&self) -> String {
+        match self {
+            Self::DataDir(dir) => format!("sqlite://{}?mode=rwc", dir.join("journal.db").display()),
+            Self::Database(url) => url.clone(),
+        }
     }
 }
 
@@ -206,6 +263,11 @@ pub struct Settings {
     pub metrics_per_node: bool,
     /// Links to the team's tools on node and model pages (`[[links]]`).
     pub links: Vec<LinkTemplate>,
+    pub journal: JournalAt,
+    /// How often the journal reads a cluster nobody looks at.
+    pub record_seconds: u64,
+    /// How long the journal keeps a record, in days.
+    pub retain_days: u64,
 }
 
 impl Settings {
@@ -324,6 +386,17 @@ impl Settings {
                 .or(file.metrics_per_node)
                 .unwrap_or(false),
             links,
+            journal: journal_at(cli, file.data_dir, file.database)?,
+            record_seconds: match file.record_seconds {
+                Some(n) if cli.record_seconds.is_none() => parse_record(&n.to_string())
+                    .map_err(|why| format!("record_seconds in the settings file: {why}"))?,
+                _ => cli.record_seconds.unwrap_or(30),
+            },
+            retain_days: match file.retain {
+                Some(n) if cli.retain.is_none() => parse_retain(&n.to_string())
+                    .map_err(|why| format!("retain in the settings file: {why}"))?,
+                _ => cli.retain.unwrap_or(30),
+            },
         })
     }
 }
@@ -366,6 +439,28 @@ fn read_file(explicit: Option<&Path>) -> Result<FileSettings, String> {
             path.display()
         )
     })
+}
+
+/// `--database` if given (a PostgreSQL URL), else the SQLite file in
+/// `--data-dir`.
+fn journal_at(
+    cli: &Cli,
+    data_dir: Option<String>,
+    database: Option<String>,
+) -> Result<JournalAt, String> {
+    if let Some(url) = cli.database.clone().or(database) {
+        let url = url.trim().to_string();
+        if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+            return Err(format!(
+                "--database {}: give a PostgreSQL URL (postgres://user@host/database); the built-in journal is an SQLite file in --data-dir",
+                app::server::journal::store::redacted(&url)
+            ));
+        }
+        return Ok(JournalAt::Database(url));
+    }
+    let dir = path_setting(cli.data_dir.clone(), data_dir)
+        .unwrap_or_else(|| PathBuf::from("llmgw-console-data"));
+    Ok(JournalAt::DataDir(dir))
 }
 
 #[cfg(test)]

@@ -109,6 +109,7 @@ pub fn console_context_for(
         audit: Arc::new(AuditLog::new(settings.audit_log.as_deref())?),
         meters,
         metrics_per_node: settings.metrics_per_node,
+        journal: Default::default(),
     })
 }
 
@@ -172,6 +173,7 @@ pub async fn run_console(settings: Settings) -> Result<(), String> {
         );
     }
     tracing::info!(%url, "llmgw-console is serving; open {url}");
+    start_journal(&settings, &context)?;
     let feeds: Vec<_> = context.clusters.iter().map(|c| c.changes.clone()).collect();
     let audit = context.audit.clone();
     tokio::spawn(keep_audit(audit));
@@ -186,6 +188,38 @@ pub async fn run_console(settings: Settings) -> Result<(), String> {
     })
     .await
     .map_err(|e| format!("the server stopped: {e}"))
+}
+
+/// Starts recording the journal, in the background: a database that does
+/// not answer yet is tried again, and holds up nothing else. Only a data
+/// directory that cannot be made stops the start, as a bad flag would.
+fn start_journal(settings: &Settings, context: &app::server::ConsoleContext) -> Result<(), String> {
+    use crate::settings::JournalAt;
+    use app::server::journal::Recorder;
+    if let JournalAt::DataDir(dir) = &settings.journal {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("--data-dir {}: cannot be made: {e}", dir.display()))?;
+    }
+    // Randomly keyed by the standard library: a name no other console has.
+    let nonce = {
+        use std::hash::{BuildHasher, Hasher};
+        std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish()
+    };
+    let recorder = Recorder {
+        url: settings.journal.url(),
+        holder: format!("{}-{nonce:016x}", std::process::id()),
+        record_every: Duration::from_secs(settings.record_seconds),
+        retain: Duration::from_secs(settings.retain_days * 86_400),
+        journal: context.journal.clone(),
+        audit: context.audit.clone(),
+    };
+    context.audit.journal.enable();
+    let clusters: Vec<_> = context.clusters.iter().cloned().collect();
+    let period = Duration::from_secs_f64(settings.refresh_seconds);
+    tokio::spawn(recorder.run(clusters, period));
+    Ok(())
 }
 
 /// The audit's upkeep: the counts of repeated refusals written once their

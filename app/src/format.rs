@@ -161,6 +161,69 @@ pub fn duration(sec: i64) -> String {
     }
 }
 
+/// The UTC date (year, month, day) of `secs` since the Unix epoch
+/// (Howard Hinnant's civil-from-days).
+pub fn civil_date(secs: i64) -> (i64, i64, i64) {
+    let z = secs.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
+/// A moment as an operator reads it beside "now", in UTC: "09:12" today,
+/// "Tue 02:10" within the week, "2026-11-28 09:12" before.
+pub fn moment(at: i64, now: i64) -> String {
+    let minutes = at.rem_euclid(86_400) / 60;
+    let clock = format!("{:02}:{:02}", minutes / 60, minutes % 60);
+    let (day, today) = (at.div_euclid(86_400), now.div_euclid(86_400));
+    if day == today {
+        format!("{clock} UTC")
+    } else if (0..7).contains(&(today - day)) {
+        const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+        format!("{} {clock} UTC", WEEKDAYS[day.rem_euclid(7) as usize])
+    } else {
+        let (y, m, d) = civil_date(at);
+        format!("{y:04}-{m:02}-{d:02} {clock} UTC")
+    }
+}
+
+/// A span in the largest two units ("2 h 14 m", "3 d 4 h", "45 s").
+pub fn span(sec: i64) -> String {
+    let sec = sec.max(0);
+    let (d, h, m, s) = (sec / 86_400, sec % 86_400 / 3600, sec % 3600 / 60, sec % 60);
+    match (d, h, m) {
+        (0, 0, 0) => format!("{s} s"),
+        (0, 0, _) => format!("{m} m"),
+        (0, _, _) => format!("{h} h {m} m"),
+        _ => format!("{d} d {h} h"),
+    }
+}
+
+/// Since when a state has held, as the journal knows it: "for 2 h 14 m
+/// (since 09:12 UTC)", or, where the record starts later than the state,
+/// "since at least 10:03 UTC (recorded from then)"; then who made it so
+/// through a console and why.
+pub fn since(s: &crate::journal_record::StateSince) -> String {
+    let now = s.checked;
+    let mut text = if s.at_least {
+        format!("since at least {} (recorded from then)", moment(s.at, now))
+    } else {
+        format!("for {} (since {})", span(now - s.at), moment(s.at, now))
+    };
+    if let Some(by) = &s.by {
+        text.push_str(&format!(", by {by}"));
+    }
+    if let Some(reason) = &s.reason {
+        text.push_str(&format!(": {reason}"));
+    }
+    text
+}
+
 /// Seconds in a duration the server formatted the Go way ("1m30s", "48s",
 /// "2h0m0s", "850ms"), so "last seen" sorts by time rather than as text.
 pub fn parse_duration(text: &str) -> Option<i64> {
@@ -323,6 +386,34 @@ mod tests {
         assert_eq!(list_or_dash(&["a".into(), "b".into()]), "a, b");
         assert_eq!(or_dash(""), "-");
         assert_eq!(or_dash("pool-a"), "pool-a");
+    }
+
+    #[test]
+    fn a_state_says_since_when_and_never_more_than_the_record_knows() {
+        use crate::journal_record::StateSince;
+        // 2026-12-01 (a Tuesday) 09:12 UTC, and later that day.
+        let at = 1_796_116_320;
+        assert_eq!(civil_date(at), (2026, 12, 1));
+        let mut s = StateSince {
+            at,
+            at_least: false,
+            by: None,
+            reason: None,
+            checked: at + 2 * 3600 + 14 * 60,
+        };
+        assert_eq!(since(&s), "for 2 h 14 m (since 09:12 UTC)");
+        assert_eq!(moment(at, at + 86_400), "Tue 09:12 UTC");
+        assert_eq!(moment(at, at + 30 * 86_400), "2026-12-01 09:12 UTC");
+        s.at_least = true;
+        s.by = Some("alice".into());
+        s.reason = Some("NVLink errors, RMA 4411".into());
+        s.checked = at + 3 * 86_400;
+        assert_eq!(
+            since(&s),
+            "since at least Tue 09:12 UTC (recorded from then), by alice: NVLink errors, RMA 4411"
+        );
+        assert_eq!(span(3 * 86_400 + 5 * 3600 + 7), "3 d 5 h");
+        assert_eq!(span(45), "45 s");
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod error;
 pub mod fixes;
 pub mod format;
 pub mod joins;
+pub mod journal_record;
 pub mod live;
 pub mod pages;
 #[cfg(feature = "ssr")]

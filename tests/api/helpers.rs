@@ -68,6 +68,11 @@ pub fn settings() -> Settings {
         log: "warn".into(),
         metrics_per_node: false,
         links: Vec::new(),
+        // The router alone records nothing; a console process gets a data
+        // directory of its own (process.rs).
+        journal: llmgw_console::settings::JournalAt::DataDir(std::env::temp_dir()),
+        record_seconds: 30,
+        retain_days: 30,
     }
 }
 

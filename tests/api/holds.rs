@@ -148,7 +148,7 @@ async fn a_record_holds_only_the_fields_its_function_takes_each_cut_short() {
     let records = app.context_audit();
     let target = &records[0].target;
     let keys: Vec<&str> = target.keys().map(String::as_str).collect();
-    assert_eq!(keys, ["back", "confirm", "node", "state"]);
+    assert_eq!(keys, ["back", "confirm", "node", "reason", "state"]);
     let node = target["node"].as_str().expect("a string");
     assert!(node.chars().count() <= 257, "{} chars", node.len());
 }

@@ -1,6 +1,7 @@
 //! Integration tests: the real console router and the simulated admin API,
 //! each on a random loopback port, talking real HTTP.
 
+mod databases;
 mod helpers;
 mod html;
 mod process;
@@ -17,6 +18,8 @@ mod exposure;
 mod faults;
 mod fixes;
 mod holds;
+mod journal;
+mod journal_console;
 mod metrics;
 mod module_layout;
 mod nodes_page;

@@ -17,13 +17,25 @@ pub struct Process {
     /// Where its stderr goes: a file, so that a long run never blocks on a
     /// full pipe.
     log: std::path::PathBuf,
+    /// A console's journal, its own unless the test gave one.
+    _data: Option<crate::databases::TempDir>,
 }
 
 impl Process {
     /// Starts the console with `args` on a free port and waits until it
     /// answers `/healthz`.
     pub async fn start(args: &[&str]) -> Self {
-        let mut process = Self::spawn(args);
+        let given = args
+            .iter()
+            .any(|a| *a == "--data-dir" || *a == "--database");
+        let data = (!given).then(|| crate::databases::TempDir::new("data"));
+        let data_dir = data.as_ref().map(|d| d.0.display().to_string());
+        let mut with_data = args.to_vec();
+        if let Some(dir) = &data_dir {
+            with_data.extend(["--data-dir", dir.as_str()]);
+        }
+        let mut process = Self::spawn(&with_data);
+        process._data = data;
         let first = if args.contains(&"--demo") {
             "/c/eu"
         } else {
@@ -77,6 +89,7 @@ impl Process {
             url: format!("http://{listen}"),
             root: format!("http://{listen}"),
             log,
+            _data: None,
         }
     }
 
@@ -90,6 +103,10 @@ impl Process {
         }
         let url = self.url.clone();
         panic!("{url} did not start:\n{}", self.stop());
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Resident memory, in KiB, from /proc.

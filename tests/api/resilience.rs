@@ -204,19 +204,29 @@ async fn readiness_follows_the_admin_api_and_credentials_are_never_shown() {
 #[tokio::test]
 async fn a_page_its_viewer_leaves_halfway_is_finished_without_a_panic() {
     let simulator = crate::process::Process::simulator().await;
-    let console =
-        crate::process::Process::start(&["--admin-api", &simulator.url, "--log", "warn"]).await;
+    let console = crate::process::Process::start(&[
+        "--admin-api",
+        &simulator.url,
+        "--refresh-seconds",
+        "1",
+        "--log",
+        "warn",
+    ])
+    .await;
     // Every answer of the admin API comes two seconds late: each render
     // below is waiting for its data when its viewer goes. The node page goes
     // first: once the lists are in, it renders at once, with whatever
     // rejections have been read.
     let slow = http()
         .post(format!("{}/_simulator/fault", simulator.url))
-        .json(&serde_json::json!({"fault": "slow", "delay_seconds": 2, "for_seconds": 4}))
+        .json(&serde_json::json!({"fault": "slow", "delay_seconds": 2, "for_seconds": 5}))
         .send()
         .await
         .expect("the simulator answers");
     assert!(slow.status().is_success());
+    // The journal read the lists as the console started: past one period
+    // they are old, and a page asks again.
+    tokio::time::sleep(std::time::Duration::from_millis(1_200)).await;
     let impatient = reqwest::Client::builder()
         .timeout(std::time::Duration::from_millis(200))
         .build()
@@ -233,7 +243,7 @@ async fn a_page_its_viewer_leaves_halfway_is_finished_without_a_panic() {
         assert!(left.is_err(), "{path} answered before its data came");
     }
     // The renders finish once their data comes.
-    tokio::time::sleep(std::time::Duration::from_secs(4)).await;
+    tokio::time::sleep(std::time::Duration::from_secs(5)).await;
     let page = http()
         .get(format!("{}/nodes", console.url))
         .send()

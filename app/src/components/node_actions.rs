@@ -139,6 +139,16 @@ fn NodeActionDialogFor(state: TargetState, node: String, report: DrainPreview) -
                 <input type="hidden" name="state" value=state.as_str() />
                 <input type="hidden" name="confirm" value="yes" />
                 <input type="hidden" name="back" value=back />
+                <label class="reason">
+                    "Reason (optional; the console's journal keeps it, llmgw does not)"
+                    <input
+                        type="text"
+                        name="reason"
+                        maxlength=crate::journal_record::NOTE_LIMIT.to_string()
+                        placeholder="NVLink errors, RMA 4411"
+                        autocomplete="off"
+                    />
+                </label>
                 <button type="submit" class="danger">{format!("{verb} {node}")}</button>
             </form>
         </ConfirmDialog>

@@ -86,7 +86,10 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
         <section class="facts">
             <dl>
                 <dt>"State"</dt>
-                <dd><StateBadge state=node.state.clone() /></dd>
+                <dd>
+                    <StateBadge state=node.state.clone() />
+                    {report.since.as_ref().map(|s| view! { " " <span class="since" title="From the console's journal: a change shorter than one poll is not seen.">{format::since(s)}</span> })}
+                </dd>
                 <dt>"GPUs"</dt>
                 <dd>{format::gpus(&node)}</dd>
                 <dt>"Memory"</dt>

@@ -125,6 +125,7 @@ fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
                     view! {
                         <p class="model-line">
                             <StatusBadge status />
+                            {report.since.as_ref().map(|s| view! { " " <span class="since" title="From the console's journal: a change shorter than one poll is not seen.">{format::since(s)}</span> "." })}
                             {format!(" {} of {} wanted replicas ready, {} in all. ", m.ready, m.min, m.total)}
                             <a href=urls::replicas_of(&name)>
                                 {format::count(report.replicas.len(), "replica", "replicas")}

@@ -158,6 +158,8 @@ pub struct AuditLog {
     by_outcome: [AtomicU64; 4],
     attempts: AtomicU64,
     repeats: Mutex<HashMap<(String, String, String), Repeats>>,
+    /// Every record, for the journal's database (when one is kept).
+    pub journal: crate::server::journal::AttemptQueue,
 }
 
 fn open_append(path: &Path) -> Result<std::fs::File, String> {
@@ -178,6 +180,7 @@ impl AuditLog {
             by_outcome: Default::default(),
             attempts: AtomicU64::new(0),
             repeats: Mutex::new(HashMap::new()),
+            journal: Default::default(),
         })
     }
 
@@ -209,6 +212,7 @@ impl AuditLog {
         let line = serde_json::to_string(&record)
             .unwrap_or_else(|e| format!(r#"{{"error":"unencodable audit record: {e}"}}"#));
         tracing::info!(target: "audit", "{line}");
+        self.journal.push(unix_now() as i64, &record);
         let mut outcome = Ok(());
         if let Some(file) = &self.file {
             let mut file = file.lock().unwrap_or_else(PoisonError::into_inner);
@@ -318,18 +322,8 @@ impl AuditLog {
 
 /// `secs` since the Unix epoch as RFC 3339 UTC ("2026-11-30T17:04:03Z").
 pub fn rfc3339(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
+    let (year, month, day) = crate::format::civil_date(secs as i64);
     let rem = secs % 86_400;
-    // Howard Hinnant's civil-from-days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
     format!(
         "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
         rem / 3600,

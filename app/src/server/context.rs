@@ -50,6 +50,8 @@ pub struct ConsoleContext {
     pub meters: Arc<super::meters::Meters>,
     /// `/metrics` gives each node's figures too (`--metrics-per-node`).
     pub metrics_per_node: bool,
+    /// The journal: whether its database answers, and what pages read of it.
+    pub journal: Arc<super::journal::Journal>,
 }
 
 impl ConsoleContext {

@@ -34,6 +34,33 @@ pub fn name<'a>(what: &str, value: &'a str) -> Result<&'a str, ConsoleError> {
     Ok(value)
 }
 
+pub use crate::journal_record::NOTE_LIMIT;
+
+/// An operator's optional line of text (a cordon's reason): trimmed, none
+/// when blank, one line without control or invisible characters, and at
+/// most [`NOTE_LIMIT`] characters. Refused rather than cut: the operator
+/// would not know what was kept.
+pub fn note(what: &str, value: Option<&str>) -> Result<Option<String>, ConsoleError> {
+    let value = value.unwrap_or_default().trim();
+    if value.is_empty() {
+        return Ok(None);
+    }
+    if value
+        .chars()
+        .any(|c| c.is_control() || is_format_character(c))
+    {
+        return Err(ConsoleError::BadRequest(format!(
+            "the {what} must be one line of plain text"
+        )));
+    }
+    if value.chars().count() > NOTE_LIMIT {
+        return Err(ConsoleError::BadRequest(format!(
+            "the {what} is at most {NOTE_LIMIT} characters"
+        )));
+    }
+    Ok(Some(value.to_string()))
+}
+
 /// Unicode's format characters (category Cf): bidirectional overrides and
 /// isolates that make a name read differently from what it is, zero-width
 /// spaces and joiners that make two names look alike, tags. No node id or
@@ -101,6 +128,20 @@ impl ReturnPath {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reason_is_one_short_line_or_nothing() {
+        assert_eq!(note("reason", None), Ok(None));
+        assert_eq!(note("reason", Some("   ")), Ok(None));
+        assert_eq!(
+            note("reason", Some(" NVLink errors, RMA 4411 ")),
+            Ok(Some("NVLink errors, RMA 4411".into()))
+        );
+        assert!(note("reason", Some("two\nlines")).is_err());
+        assert!(note("reason", Some("looks\u{202e}different")).is_err());
+        assert!(note("reason", Some(&"é".repeat(NOTE_LIMIT))).is_ok());
+        assert!(note("reason", Some(&"x".repeat(64 * 1024))).is_err());
+    }
 
     #[test]
     fn names_with_control_characters_or_nothing_in_them_are_refused() {

@@ -14,6 +14,7 @@ pub mod exports;
 pub mod history;
 pub mod input;
 pub mod interned;
+pub mod journal;
 pub mod meters;
 pub mod not_serving;
 pub mod rejection_gathering;

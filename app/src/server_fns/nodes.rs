@@ -33,6 +33,8 @@ pub struct NodeReport {
     pub around: Surroundings,
     /// The other clusters that list a node of the same name.
     pub also_in: Vec<crate::cluster_tag::ClusterTag>,
+    /// Since when it has been in its state, from the journal.
+    pub since: Option<crate::journal_record::StateSince>,
 }
 
 #[server(endpoint = "/inspect_node")]
@@ -50,14 +52,24 @@ pub async fn preview_drain(node: String) -> Result<DrainPreview, ConsoleError> {
 /// Asks llmgw to put `node` in `state`. Cordon and drain are refused unless
 /// `confirm` is set: the page always asks first, so only a hand-made request
 /// arrives without it. `back` is the page to return to with the receipt.
+/// `reason` is the operator's line for a cordon or drain: llmgw has nowhere
+/// to keep it, so the journal keeps it (with the audit's record).
 #[server(endpoint = "/set_node_state")]
 pub async fn set_node_state(
     node: String,
     state: TargetState,
     confirm: Option<String>,
     back: Option<String>,
+    #[server(default)] reason: Option<String>,
 ) -> Result<(), ConsoleError> {
-    ssr::set_node_state(node, state, confirm.is_some_and(|c| c == "yes"), back).await
+    ssr::set_node_state(
+        node,
+        state,
+        confirm.is_some_and(|c| c == "yes"),
+        back,
+        reason,
+    )
+    .await
 }
 
 #[cfg(feature = "ssr")]
@@ -95,11 +107,17 @@ mod ssr {
                 .known_nodes()
                 .is_some_and(|nodes| nodes.iter().any(|n| n.id == id))
         });
+        let node = nodes.iter().find(|n| n.id == id).cloned();
+        let since = node.as_ref().and_then(|n| {
+            let state = crate::server::journal::transitions::node_state(n);
+            cx.journal.node_since(&cx.cluster.tag.id, &id, &state)
+        });
         Ok(NodeReport {
             also_in,
+            since,
             drain: drain_preview(&id, &nodes, &models, &replicas),
             around: Surroundings::around(&|n| n == id, &nodes, orphans, &replicas),
-            node: nodes.iter().find(|n| n.id == id).cloned(),
+            node,
             replicas: replicas
                 .iter()
                 .filter(|r| runs_on(r, &id))
@@ -125,10 +143,12 @@ mod ssr {
         state: TargetState,
         confirmed: bool,
         back: Option<String>,
+        reason: Option<String>,
     ) -> Result<(), ConsoleError> {
         let cx = ConsoleContext::current()?;
         // Everything the request carries is checked before anything is sent.
         let node = input::name("node id", &node)?;
+        input::note("reason", reason.as_deref())?;
         let back = ReturnPath::from_form(back.as_deref(), "/nodes")?;
         let verb = match state {
             TargetState::Ready => "Uncordon",

@@ -19,6 +19,8 @@ pub struct PlacementReport {
     pub around: Surroundings,
     /// The other clusters whose catalog lists a model of the same name.
     pub also_in: Vec<crate::cluster_tag::ClusterTag>,
+    /// Since when it has had its status, from the journal.
+    pub since: Option<crate::journal_record::StateSince>,
 }
 
 #[server(endpoint = "/explain_placement")]
@@ -57,9 +59,15 @@ mod ssr {
                 .known_models()
                 .is_some_and(|models| models.iter().any(|m| m.name == model))
         });
+        let found = models?.iter().find(|m| m.name == model).cloned();
+        let since = found.as_ref().and_then(|m| {
+            let status = crate::format::ModelStatus::of(m).label();
+            cx.journal.model_since(&cx.cluster.tag.id, &model, status)
+        });
         Ok(PlacementReport {
             also_in,
-            model: models?.iter().find(|m| m.name == model).cloned(),
+            since,
+            model: found,
             around: Surroundings::around(&|id| named.contains(id), &nodes?, orphans, &replicas),
             replicas: replicas
                 .iter()

@@ -1,0 +1,224 @@
+//! One thing that changed in a cluster, as the journal keeps it and the
+//! events page shows it: a transition the console saw between two reads,
+//! or an attempt made through it.
+
+use serde::{Deserialize, Serialize};
+
+/// An operator's reason for a cordon or drain is a line ("NVLink errors,
+/// RMA 4411"): the dialog's field takes this many characters, and the
+/// server refuses more.
+pub const NOTE_LIMIT: usize = 200;
+
+/// What kind of change a record is. Stored as [`EventKind::as_str`]: the
+/// words are the database's too, so they never change once shipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    /// The console began recording the cluster (first start, or after a
+    /// time nobody recorded): what came before is not known.
+    RecordingStarted,
+    NodeAppeared,
+    NodeGone,
+    /// `before` → `after`, in llmgw's words ("ready", "cordoned"; a dash
+    /// for a state not reported).
+    NodeState,
+    /// The node's agent stopped reporting (see `fixes::is_silent`).
+    NodeSilent,
+    NodeReporting,
+    /// `detail` names the GPU.
+    GpuUnhealthy,
+    GpuHealthy,
+    DiskNearlyFull,
+    DiskRelieved,
+    ModelAppeared,
+    ModelGone,
+    /// `before` → `after`: "ready", "starting", "not placed", "stopped".
+    ModelStatus,
+    /// Its wanted replicas no longer all ready (`after` says how many), or
+    /// all ready again.
+    BelowMinimum,
+    BackToMinimum,
+    /// The headline of its explanation changed to `after`.
+    PlacementReason,
+    ReplicaAppeared,
+    /// `detail` is the error it reported.
+    ReplicaFailed,
+    ReplicaState,
+    ReplicaGone,
+    /// An attempt through the console: `actor`, `after` is its outcome,
+    /// `detail` its reason or the operator's note.
+    Attempt,
+}
+
+impl EventKind {
+    pub const ALL: [Self; 21] = [
+        Self::RecordingStarted,
+        Self::NodeAppeared,
+        Self::NodeGone,
+        Self::NodeState,
+        Self::NodeSilent,
+        Self::NodeReporting,
+        Self::GpuUnhealthy,
+        Self::GpuHealthy,
+        Self::DiskNearlyFull,
+        Self::DiskRelieved,
+        Self::ModelAppeared,
+        Self::ModelGone,
+        Self::ModelStatus,
+        Self::BelowMinimum,
+        Self::BackToMinimum,
+        Self::PlacementReason,
+        Self::ReplicaAppeared,
+        Self::ReplicaFailed,
+        Self::ReplicaState,
+        Self::ReplicaGone,
+        Self::Attempt,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::RecordingStarted => "recording_started",
+            Self::NodeAppeared => "node_appeared",
+            Self::NodeGone => "node_gone",
+            Self::NodeState => "node_state",
+            Self::NodeSilent => "node_silent",
+            Self::NodeReporting => "node_reporting",
+            Self::GpuUnhealthy => "gpu_unhealthy",
+            Self::GpuHealthy => "gpu_healthy",
+            Self::DiskNearlyFull => "disk_nearly_full",
+            Self::DiskRelieved => "disk_relieved",
+            Self::ModelAppeared => "model_appeared",
+            Self::ModelGone => "model_gone",
+            Self::ModelStatus => "model_status",
+            Self::BelowMinimum => "below_minimum",
+            Self::BackToMinimum => "back_to_minimum",
+            Self::PlacementReason => "placement_reason",
+            Self::ReplicaAppeared => "replica_appeared",
+            Self::ReplicaFailed => "replica_failed",
+            Self::ReplicaState => "replica_state",
+            Self::ReplicaGone => "replica_gone",
+            Self::Attempt => "attempt",
+        }
+    }
+
+    pub fn parse(word: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == word)
+    }
+
+    /// What it is about, for the events page's filter.
+    pub fn subject(self) -> Subject {
+        match self {
+            Self::RecordingStarted | Self::Attempt => Subject::Console,
+            Self::NodeAppeared
+            | Self::NodeGone
+            | Self::NodeState
+            | Self::NodeSilent
+            | Self::NodeReporting
+            | Self::GpuUnhealthy
+            | Self::GpuHealthy
+            | Self::DiskNearlyFull
+            | Self::DiskRelieved => Subject::Node,
+            Self::ModelAppeared
+            | Self::ModelGone
+            | Self::ModelStatus
+            | Self::BelowMinimum
+            | Self::BackToMinimum
+            | Self::PlacementReason => Subject::Model,
+            Self::ReplicaAppeared
+            | Self::ReplicaFailed
+            | Self::ReplicaState
+            | Self::ReplicaGone => Subject::Replica,
+        }
+    }
+}
+
+/// What a record is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subject {
+    Console,
+    Node,
+    Model,
+    Replica,
+}
+
+/// One record of the journal.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalEvent {
+    /// Its place in the journal; 0 until it is written.
+    pub id: i64,
+    /// Seconds since the Unix epoch: the read that saw it, or the attempt.
+    pub at: i64,
+    /// The cluster's id.
+    pub cluster: String,
+    pub kind: EventKind,
+    pub node: Option<String>,
+    pub model: Option<String>,
+    pub replica: Option<String>,
+    pub before: Option<String>,
+    pub after: Option<String>,
+    /// Who, for an attempt through the console.
+    pub actor: Option<String>,
+    /// A GPU, an error, the operator's reason.
+    pub detail: Option<String>,
+}
+
+impl JournalEvent {
+    pub fn new(at: i64, cluster: &str, kind: EventKind) -> Self {
+        Self {
+            id: 0,
+            at,
+            cluster: cluster.to_string(),
+            kind,
+            node: None,
+            model: None,
+            replica: None,
+            before: None,
+            after: None,
+            actor: None,
+            detail: None,
+        }
+    }
+
+    pub fn node(mut self, id: &str) -> Self {
+        self.node = Some(id.to_string());
+        self
+    }
+
+    pub fn model(mut self, name: &str) -> Self {
+        self.model = Some(name.to_string());
+        self
+    }
+
+    pub fn replica(mut self, id: &str) -> Self {
+        self.replica = Some(id.to_string());
+        self
+    }
+
+    pub fn change(mut self, before: impl Into<String>, after: impl Into<String>) -> Self {
+        self.before = Some(before.into());
+        self.after = Some(after.into());
+        self
+    }
+
+    pub fn detail(mut self, detail: impl Into<String>) -> Self {
+        let detail = detail.into();
+        self.detail = (!detail.is_empty()).then_some(detail);
+        self
+    }
+}
+
+/// Since when a node or model has been in the state shown, as far as the
+/// journal knows, and for a node the console's last change of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StateSince {
+    /// Seconds since the Unix epoch.
+    pub at: i64,
+    /// The record reaches back only to `at` (the console started recording
+    /// then): the state may be older.
+    pub at_least: bool,
+    /// Who put it in this state through a console, and why.
+    pub by: Option<String>,
+    pub reason: Option<String>,
+    /// The server's clock when this was read: what "for 2 h" counts to.
+    pub checked: i64,
+}

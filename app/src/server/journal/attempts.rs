@@ -1,0 +1,185 @@
+//! Attempts through the console, as journal records: the audit writes each
+//! one to its log first (no record there, no change), then hands it here,
+//! and the recorder writes it to the journal's database with the next
+//! batch, or when the database answers again. Every console writes its own
+//! attempts; only transitions are the lease holder's.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+use tokio::sync::Notify;
+
+use crate::audit_record::{AuditRecord, Outcome};
+use crate::journal_record::{EventKind, JournalEvent};
+
+/// Attempts waiting for the database, at most: a flood of refusals from a
+/// hostile page, or a long outage, costs this much memory and no more; the
+/// oldest go first, and how many went is logged.
+pub const WAITING_LIMIT: usize = 10_000;
+
+/// The attempts not yet in the journal. Takes nothing until a journal is
+/// kept (`enable`), so a console without one holds no copy.
+#[derive(Debug, Default)]
+pub struct AttemptQueue {
+    enabled: AtomicBool,
+    waiting: Mutex<VecDeque<JournalEvent>>,
+    dropped: AtomicU64,
+    arrived: Notify,
+}
+
+impl AttemptQueue {
+    pub fn enable(&self) {
+        self.enabled.store(true, Ordering::Relaxed);
+    }
+
+    /// Queues `record`, seen at `at` (seconds since the Unix epoch).
+    pub fn push(&self, at: i64, record: &AuditRecord) {
+        if !self.enabled.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut waiting = self.waiting.lock().unwrap_or_else(PoisonError::into_inner);
+        if waiting.len() >= WAITING_LIMIT {
+            waiting.pop_front();
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+        waiting.push_back(attempt_event(at, record));
+        drop(waiting);
+        self.arrived.notify_one();
+    }
+
+    /// Everything waiting, oldest first.
+    pub fn take(&self) -> Vec<JournalEvent> {
+        let mut waiting = self.waiting.lock().unwrap_or_else(PoisonError::into_inner);
+        waiting.drain(..).collect()
+    }
+
+    /// Puts back what could not be written, ahead of what came since.
+    pub fn put_back(&self, events: Vec<JournalEvent>) {
+        let mut waiting = self.waiting.lock().unwrap_or_else(PoisonError::into_inner);
+        let newer: Vec<JournalEvent> = waiting.drain(..).collect();
+        waiting.extend(events);
+        waiting.extend(newer);
+        while waiting.len() > WAITING_LIMIT {
+            waiting.pop_front();
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// How many were dropped since the last call.
+    pub fn take_dropped(&self) -> u64 {
+        self.dropped.swap(0, Ordering::Relaxed)
+    }
+
+    /// Resolves when an attempt has been queued.
+    pub async fn arrived(&self) {
+        self.arrived.notified().await;
+    }
+}
+
+/// The journal's record of an audit record. `before` names the action
+/// (with the state asked for, "set_node_state cordoned"), `after` its
+/// outcome; `detail` the operator's reason for a change that went
+/// through, or why it did not.
+pub fn attempt_event(at: i64, record: &AuditRecord) -> JournalEvent {
+    let text = |key: &str| {
+        record
+            .target
+            .get(key)
+            .and_then(|v| v.as_str())
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let action = match text("state") {
+        Some(state) => format!("{} {state}", record.action),
+        None => record.action.clone(),
+    };
+    let detail = match record.outcome {
+        Outcome::Sent | Outcome::Done => text("reason"),
+        Outcome::Refused | Outcome::Failed => record.reason.clone(),
+    };
+    let mut event = JournalEvent::new(
+        at,
+        record.cluster.as_deref().unwrap_or_default(),
+        EventKind::Attempt,
+    )
+    .change(action, record.outcome.as_str());
+    event.node = text("node");
+    event.model = text("model");
+    event.actor = Some(record.user.clone().unwrap_or_else(|| record.actor.clone()));
+    if record.times > 1 {
+        event = event.detail(format!(
+            "{} (×{})",
+            detail.unwrap_or_default(),
+            record.times
+        ));
+    } else if let Some(detail) = detail {
+        event = event.detail(detail);
+    }
+    event
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::audit::blank_record;
+
+    #[test]
+    fn an_attempt_says_who_did_what_to_which_node_and_how_it_ended() {
+        let mut record = blank_record("set_node_state");
+        record.cluster = Some("eu".into());
+        record.actor = "console".into();
+        record.user = Some("alice".into());
+        record.target.insert("node".into(), "gpu-07".into());
+        record.target.insert("state".into(), "cordoned".into());
+        record
+            .target
+            .insert("reason".into(), "NVLink errors, RMA 4411".into());
+        record.outcome = Outcome::Done;
+        let event = attempt_event(7, &record);
+        assert_eq!(event.kind, EventKind::Attempt);
+        assert_eq!(event.cluster, "eu");
+        assert_eq!(event.node.as_deref(), Some("gpu-07"));
+        assert_eq!(event.actor.as_deref(), Some("alice"));
+        assert_eq!(event.before.as_deref(), Some("set_node_state cordoned"));
+        assert_eq!(event.after.as_deref(), Some("done"));
+        assert_eq!(event.detail.as_deref(), Some("NVLink errors, RMA 4411"));
+
+        record.outcome = Outcome::Refused;
+        record.reason = Some("read-only".into());
+        record.user = None;
+        let event = attempt_event(8, &record);
+        assert_eq!(
+            event.detail.as_deref(),
+            Some("read-only"),
+            "why it did not go through"
+        );
+        assert_eq!(event.actor.as_deref(), Some("console"));
+    }
+
+    #[test]
+    fn the_queue_holds_nothing_until_enabled_and_never_more_than_its_limit() {
+        let queue = AttemptQueue::default();
+        let record = blank_record("collect_orphans");
+        queue.push(1, &record);
+        assert!(queue.take().is_empty());
+        queue.enable();
+        for at in 0..(WAITING_LIMIT as i64 + 5) {
+            queue.push(at, &record);
+        }
+        assert_eq!(queue.take_dropped(), 5);
+        let taken = queue.take();
+        assert_eq!(taken.len(), WAITING_LIMIT);
+        assert_eq!(taken[0].at, 5, "the oldest went first");
+        queue.push(100_000, &record);
+        queue.put_back(taken);
+        let again = queue.take();
+        assert_eq!(again.len(), WAITING_LIMIT);
+        assert_eq!(
+            again.last().map(|e| e.at),
+            Some(100_000),
+            "the newest stays last"
+        );
+    }
+}

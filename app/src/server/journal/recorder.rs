@@ -1,0 +1,252 @@
+//! The task that keeps the journal: each period it takes what the shared
+//! poll last read of every cluster, and writes what changed since the read
+//! before. While pages are open that read is theirs and costs llmgw
+//! nothing more; while none is, the recorder asks for one itself, every
+//! `--record-seconds`, so that the record has no holes.
+//!
+//! Of several consoles on one database only the holder of the lease
+//! writes; another takes it over once it lapses (one lease after the
+//! holder stopped renewing it), so nothing is recorded twice.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::shared::Journal;
+use super::since::{BRIDGED_GAP, RESUMED};
+use super::store::JournalStore;
+use super::transitions::{Reading, between};
+use crate::format::ModelStatus;
+use crate::journal_record::{EventKind, JournalEvent};
+use crate::server::audit::AuditLog;
+use crate::server::clusters::Cluster;
+use crate::server::signing::unix_now;
+
+/// Records waiting for a database that was down, at most: past this the
+/// oldest are dropped and the gap is said with a new start of recording.
+const PENDING_LIMIT: usize = 100_000;
+
+/// How long attempts gather before they are written: a burst of them is
+/// one transaction.
+const ATTEMPTS_GATHER: Duration = Duration::from_millis(200);
+
+/// Records the since index takes in at most per period: more arrive only
+/// when a cluster changes wholesale, and the rest are read the next.
+const FOLLOW_BATCH: u32 = 50_000;
+
+/// How often old records are pruned.
+const PRUNE_EVERY: Duration = Duration::from_secs(3600);
+
+pub struct Recorder {
+    /// The database's URL; opened (and opened again) by the recorder, so a
+    /// database down at start holds up nothing else.
+    pub url: String,
+    /// This console, for the lease.
+    pub holder: String,
+    /// How often to read a cluster nobody looks at.
+    pub record_every: Duration,
+    /// How long records are kept.
+    pub retain: Duration,
+    /// What pages read: the database's health, the store, the since index.
+    pub journal: Arc<Journal>,
+    /// Whose attempts to write: this console's.
+    pub audit: Arc<AuditLog>,
+}
+
+/// What the recorder knows of one cluster between two periods.
+struct Followed {
+    cluster: Arc<Cluster>,
+    last: Option<Reading>,
+}
+
+impl Recorder {
+    /// Runs until the console stops. `period` is the shared poll's.
+    pub async fn run(self, clusters: Vec<Arc<Cluster>>, period: Duration) {
+        let store = self.open(period).await;
+        let mut followed: Vec<Followed> = clusters
+            .into_iter()
+            .map(|cluster| Followed {
+                cluster,
+                last: None,
+            })
+            .collect();
+        let mut pending: Vec<JournalEvent> = Vec::new();
+        let mut leading = false;
+        let mut pruned_at: Option<std::time::Instant> = None;
+        let lease = (period * 3).max(Duration::from_secs(10)).as_secs() as i64;
+        let mut tick = tokio::time::interval(period);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = tick.tick() => {}
+                () = self.audit.journal.arrived() => {
+                    tokio::time::sleep(ATTEMPTS_GATHER).await;
+                    self.write_attempts(&store).await;
+                    continue;
+                }
+            }
+            self.write_attempts(&store).await;
+            self.follow(&store).await;
+            let holds = store.hold_lease(&self.holder, lease).await;
+            self.journal.set(holds.as_ref().map(|_| ()));
+            let now_leading = holds.unwrap_or(leading);
+            if now_leading && !leading {
+                // Taken over (or first start): what happened before is
+                // another console's record, or none.
+                tracing::info!(holder = %self.holder, "this console records the journal");
+                for f in &mut followed {
+                    f.last = None;
+                }
+            }
+            leading = now_leading;
+            let at = unix_now() as i64;
+            for f in &mut followed {
+                let reading = self.read(&f.cluster, leading).await;
+                if leading {
+                    let cluster = &f.cluster.tag.id;
+                    match &f.last {
+                        Some(last) => pending.extend(between(cluster, last, &reading, at)),
+                        None => pending.push(self.started(&store, cluster, at).await),
+                    }
+                }
+                f.last = Some(reading);
+            }
+            if !leading {
+                pending.clear();
+                continue;
+            }
+            if pending.len() > PENDING_LIMIT {
+                let dropped = pending.len() - PENDING_LIMIT;
+                pending.drain(..dropped);
+                tracing::warn!(
+                    dropped,
+                    "journal records dropped while the database was down"
+                );
+            }
+            let written = store.append(&pending).await;
+            self.journal.set(written.as_ref().map(|_| ()));
+            if written.is_ok() {
+                pending.clear();
+                let ids: Vec<&str> = followed.iter().map(|f| f.cluster.tag.id.as_str()).collect();
+                if let Err(e) = store.mark_recorded(&ids, at).await {
+                    self.journal.set(Err(&e));
+                }
+            }
+            if pruned_at.is_none_or(|t| t.elapsed() >= PRUNE_EVERY) {
+                pruned_at = Some(std::time::Instant::now());
+                let before = at - self.retain.as_secs() as i64;
+                if let Err(e) = store.prune(before).await {
+                    tracing::warn!(error = %e, "old journal records could not be pruned");
+                }
+            }
+        }
+    }
+
+    /// The record that recording of `cluster` starts (again) at `at`;
+    /// `before` says until when it was recorded last, so that a short gap
+    /// (a restart, an upgrade) is told from a long one.
+    async fn started(&self, store: &JournalStore, cluster: &str, at: i64) -> JournalEvent {
+        let event = JournalEvent::new(at, cluster, EventKind::RecordingStarted);
+        match store.recorded_until(cluster).await {
+            Ok(Some(until)) => {
+                let bridged = at - until <= BRIDGED_GAP;
+                JournalEvent {
+                    before: Some(until.to_string()),
+                    ..event
+                }
+                .detail(if bridged { RESUMED } else { "" })
+            }
+            _ => event,
+        }
+    }
+
+    /// Brings the since index up to what the journal holds: its newest
+    /// record of each thing at first, then what was added since, by this
+    /// console or another.
+    async fn follow(&self, store: &JournalStore) {
+        let last = self.journal.since_index().last_id;
+        let read = if last == 0 {
+            store.latest_states().await
+        } else {
+            store.read_after(last, FOLLOW_BATCH).await
+        };
+        match read {
+            Ok(events) => self.journal.since_index().apply(&events),
+            Err(e) => self.journal.set(Err(&e)),
+        }
+    }
+
+    /// This console's attempts, every one of them whoever records
+    /// transitions; kept for the next try when the database fails.
+    async fn write_attempts(&self, store: &JournalStore) {
+        let queue = &self.audit.journal;
+        let dropped = queue.take_dropped();
+        if dropped > 0 {
+            tracing::warn!(
+                dropped,
+                "attempts not written to the journal: too many waited for its database"
+            );
+        }
+        let attempts = queue.take();
+        if attempts.is_empty() {
+            return;
+        }
+        let written = store.append(&attempts).await;
+        self.journal.set(written.as_ref().map(|_| ()));
+        if written.is_err() {
+            queue.put_back(attempts);
+        }
+    }
+
+    async fn open(&self, period: Duration) -> JournalStore {
+        let mut wait = period;
+        loop {
+            match JournalStore::open(&self.url).await {
+                Ok(store) => {
+                    self.journal.set(Ok(()));
+                    self.journal.opened(store.clone());
+                    return store;
+                }
+                Err(e) => {
+                    self.journal.set(Err(&e));
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(Duration::from_secs(60));
+                }
+            }
+        }
+    }
+
+    /// What the shared poll last read of `cluster`, read afresh when it is
+    /// older than `record_every` (nobody looks). A follower asks nothing.
+    async fn read(&self, cluster: &Cluster, leading: bool) -> Reading {
+        let snapshots = &cluster.snapshots;
+        let stale = snapshots
+            .known()
+            .nodes
+            .is_none_or(|read| read.age >= self.record_every);
+        if leading && stale {
+            snapshots.poll().await;
+        }
+        let known = snapshots.known();
+        let models = known.models.and_then(|read| read.answer.ok());
+        let mut headlines = HashMap::new();
+        if leading && let Some(catalog) = &models {
+            let not_placed: Vec<String> = catalog
+                .iter()
+                .filter(|m| ModelStatus::of(m) == ModelStatus::NotPlaced)
+                .map(|m| m.name.clone())
+                .collect();
+            for (model, answer) in snapshots.headlines(not_placed).await {
+                if let Some(headline) = answer.ok().and_then(|h| h.as_ref().clone()) {
+                    headlines.insert(model, headline);
+                }
+            }
+        }
+        Reading {
+            nodes: known.nodes.and_then(|read| read.answer.ok()),
+            models,
+            replicas: known.replicas.and_then(|read| read.answer.ok()),
+            headlines,
+        }
+    }
+}

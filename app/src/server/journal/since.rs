@@ -1,0 +1,303 @@
+//! Since when each node and model has been in its present state, and who
+//! cordoned or drained a node through a console and why: kept in memory
+//! from the journal (its newest records of each at start, then what is
+//! added each period, by this console or another on the same database),
+//! so a page of 20,000 nodes asks the database nothing.
+
+use std::collections::HashMap;
+
+use crate::journal_record::{EventKind, JournalEvent, StateSince};
+
+/// A gap in the record this short (a restart, an upgrade) is bridged: a
+/// state that is the same on both sides of it keeps its start. A change
+/// and its undoing both within the gap are missed, as within one poll.
+pub const BRIDGED_GAP: i64 = 600;
+
+/// The detail of a start of recording after a gap no longer than
+/// [`BRIDGED_GAP`].
+pub const RESUMED: &str = "resumed";
+
+/// A change made through a console is seen in llmgw's lists a poll or so
+/// later: an attempt this much older than the transition is still its
+/// cause.
+const ATTEMPT_LEAD: i64 = 120;
+
+#[derive(Debug, Default)]
+pub struct SinceIndex {
+    /// The newest record applied: the next read starts after it.
+    pub last_id: i64,
+    /// Each cluster's newest start of recording after a long gap (or
+    /// ever): nothing before it is known to have held since.
+    started: HashMap<String, i64>,
+    /// Each cluster's newest start of recording, after any gap: a state
+    /// that differs from the record's changed within the gap, and is
+    /// known only since then.
+    resumed: HashMap<String, i64>,
+    nodes: HashMap<(String, String), Mark>,
+    models: HashMap<(String, String), Mark>,
+    changes: HashMap<(String, String), Change>,
+}
+
+#[derive(Debug)]
+struct Mark {
+    at: i64,
+    state: String,
+}
+
+#[derive(Debug)]
+struct Change {
+    at: i64,
+    state: String,
+    actor: Option<String>,
+    reason: Option<String>,
+}
+
+fn key(cluster: &str, name: &Option<String>) -> Option<(String, String)> {
+    name.as_ref().map(|n| (cluster.to_string(), n.clone()))
+}
+
+impl SinceIndex {
+    /// Takes in `events`, oldest first.
+    pub fn apply(&mut self, events: &[JournalEvent]) {
+        for e in events {
+            self.last_id = self.last_id.max(e.id);
+            let node = key(&e.cluster, &e.node);
+            let model = key(&e.cluster, &e.model);
+            let mark = |state: &Option<String>| Mark {
+                at: e.at,
+                state: state.clone().unwrap_or_default(),
+            };
+            match e.kind {
+                EventKind::RecordingStarted => {
+                    if e.detail.as_deref() != Some(RESUMED) {
+                        self.started.insert(e.cluster.clone(), e.at);
+                    }
+                    self.resumed.insert(e.cluster.clone(), e.at);
+                }
+                EventKind::NodeAppeared => {
+                    node.map(|k| self.nodes.insert(k, mark(&e.detail)));
+                }
+                EventKind::NodeState => {
+                    node.map(|k| self.nodes.insert(k, mark(&e.after)));
+                }
+                EventKind::NodeGone => {
+                    node.map(|k| self.nodes.remove(&k));
+                }
+                EventKind::ModelAppeared => {
+                    model.map(|k| self.models.insert(k, mark(&e.detail)));
+                }
+                EventKind::ModelStatus => {
+                    model.map(|k| self.models.insert(k, mark(&e.after)));
+                }
+                EventKind::ModelGone => {
+                    model.map(|k| self.models.remove(&k));
+                }
+                EventKind::Attempt if e.after.as_deref() == Some("done") => {
+                    let asked = e
+                        .before
+                        .as_deref()
+                        .and_then(|b| b.strip_prefix("set_node_state "));
+                    if let (Some(k), Some(state)) = (node, asked) {
+                        self.changes.insert(
+                            k,
+                            Change {
+                                at: e.at,
+                                state: state.to_string(),
+                                actor: e.actor.clone(),
+                                reason: e.detail.clone(),
+                            },
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Since when `node` of `cluster` has been `state` (llmgw's word).
+    pub fn node(&self, cluster: &str, node: &str, state: &str) -> Option<StateSince> {
+        let k = (cluster.to_string(), node.to_string());
+        let mut since = self.since(cluster, self.nodes.get(&k), state)?;
+        if let Some(change) = self.changes.get(&k)
+            && change.state == state
+            && change.at + ATTEMPT_LEAD >= since.at
+        {
+            since.by = change.actor.clone();
+            since.reason = change.reason.clone();
+            // Accepted by llmgw then, before the next read saw it.
+            if since.at_least && change.at >= since.at {
+                since.at = change.at;
+                since.at_least = false;
+            }
+        }
+        Some(since)
+    }
+
+    /// Since when `model` of `cluster` has had `status` (the console's
+    /// word: "not placed").
+    pub fn model(&self, cluster: &str, model: &str, status: &str) -> Option<StateSince> {
+        let k = (cluster.to_string(), model.to_string());
+        self.since(cluster, self.models.get(&k), status)
+    }
+
+    /// The mark's time when it says `state` and no long gap in the record
+    /// came after it; else the start of the record, as a lower bound: the
+    /// state may have changed and come back while nobody recorded.
+    fn since(&self, cluster: &str, mark: Option<&Mark>, state: &str) -> Option<StateSince> {
+        let started = self.started.get(cluster).copied();
+        let resumed = self.resumed.get(cluster).copied();
+        let (at, at_least) = match (mark, started) {
+            (Some(m), Some(s)) if m.state == state && m.at >= s => (m.at, false),
+            // Seen to change since: it changed while nobody recorded.
+            (Some(m), _) if m.state != state => (resumed?, true),
+            (_, Some(s)) => (s, true),
+            // The record's start was pruned: the mark is all there is.
+            (Some(m), None) => (m.at, true),
+            (None, None) => return None,
+        };
+        Some(StateSince {
+            at,
+            at_least,
+            by: None,
+            reason: None,
+            checked: 0,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(id: i64, event: JournalEvent) -> JournalEvent {
+        JournalEvent { id, ..event }
+    }
+
+    fn ix_attempt(when: i64) -> JournalEvent {
+        JournalEvent {
+            actor: Some("alice".into()),
+            ..JournalEvent::new(when, "eu", EventKind::Attempt)
+                .node("n1")
+                .change("set_node_state cordoned", "done")
+                .detail("NVLink errors, RMA 4411")
+        }
+    }
+
+    #[test]
+    fn a_state_seen_to_begin_is_dated_and_one_older_than_the_record_is_at_least() {
+        let mut ix = SinceIndex::default();
+        ix.apply(&[at(
+            1,
+            JournalEvent::new(100, "eu", EventKind::RecordingStarted),
+        )]);
+        let since = ix.node("eu", "n1", "ready").expect("recorded from 100");
+        assert_eq!(
+            (since.at, since.at_least),
+            (100, true),
+            "never an invented start"
+        );
+        ix.apply(&[
+            at(
+                2,
+                JournalEvent::new(160, "eu", EventKind::NodeState)
+                    .node("n1")
+                    .change("ready", "cordoned"),
+            ),
+            JournalEvent {
+                id: 3,
+                ..ix_attempt(150)
+            },
+        ]);
+        assert_eq!(ix.last_id, 3);
+        // Before the next read sees it, the change made through the
+        // console dates it.
+        let mut early = SinceIndex::default();
+        early.apply(&[
+            at(1, JournalEvent::new(100, "eu", EventKind::RecordingStarted)),
+            ix_attempt(150),
+        ]);
+        let since = early
+            .node("eu", "n1", "cordoned")
+            .expect("changed through the console");
+        assert_eq!(
+            (since.at, since.at_least, since.by.as_deref()),
+            (150, false, Some("alice"))
+        );
+        let since = ix.node("eu", "n1", "cordoned").expect("seen");
+        assert_eq!((since.at, since.at_least), (160, false));
+        assert_eq!(since.by.as_deref(), Some("alice"));
+        assert_eq!(since.reason.as_deref(), Some("NVLink errors, RMA 4411"));
+        // Another cluster's node of the same name is another node.
+        assert!(ix.node("us", "n1", "cordoned").is_none());
+        // Uncordoned by llmgw ctl: the console's reason no longer applies.
+        ix.apply(&[at(
+            4,
+            JournalEvent::new(300, "eu", EventKind::NodeState)
+                .node("n1")
+                .change("cordoned", "ready"),
+        )]);
+        let since = ix.node("eu", "n1", "ready").expect("seen");
+        assert_eq!((since.at, since.by), (300, None));
+        // A restart a minute after the record stopped is bridged.
+        let restart = |id, when: i64, detail: &str| {
+            at(
+                id,
+                JournalEvent::new(when, "eu", EventKind::RecordingStarted).detail(detail),
+            )
+        };
+        ix.apply(&[restart(5, 400, RESUMED)]);
+        assert_eq!(
+            ix.node("eu", "n1", "ready").map(|s| (s.at, s.at_least)),
+            Some((300, false))
+        );
+        // What changed within it is known only since the restart.
+        assert_eq!(
+            ix.node("eu", "n1", "draining").map(|s| (s.at, s.at_least)),
+            Some((400, true))
+        );
+        // A long gap: the state may have moved and come back while nobody
+        // looked.
+        ix.apply(&[restart(6, 9_000, "")]);
+        let since = ix.node("eu", "n1", "ready").expect("recorded");
+        assert_eq!((since.at, since.at_least), (9_000, true));
+    }
+
+    #[test]
+    fn a_model_not_placed_is_dated_from_its_change_of_status() {
+        let mut ix = SinceIndex::default();
+        ix.apply(&[
+            at(1, JournalEvent::new(10, "eu", EventKind::RecordingStarted)),
+            at(
+                2,
+                JournalEvent::new(20, "eu", EventKind::ModelAppeared)
+                    .model("big")
+                    .detail("starting"),
+            ),
+            at(
+                3,
+                JournalEvent::new(50, "eu", EventKind::ModelStatus)
+                    .model("big")
+                    .change("starting", "not placed"),
+            ),
+        ]);
+        assert_eq!(
+            ix.model("eu", "big", "not placed")
+                .map(|s| (s.at, s.at_least)),
+            Some((50, false))
+        );
+        // What the lists say now and the record disagree: the record missed
+        // a change, so only its start is known.
+        assert_eq!(
+            ix.model("eu", "big", "ready").map(|s| (s.at, s.at_least)),
+            Some((10, true))
+        );
+        ix.apply(&[at(
+            4,
+            JournalEvent::new(60, "eu", EventKind::ModelGone).model("big"),
+        )]);
+        assert_eq!(
+            ix.model("eu", "big", "not placed").map(|s| s.at_least),
+            Some(true)
+        );
+    }
+}

@@ -1,0 +1,436 @@
+//! Where the journal is kept: an SQLite file by default, or a PostgreSQL
+//! database shared by several consoles. One code path for both (sqlx's
+//! `Any` driver, `$N` parameters, which both take); only the schema's
+//! key column and the database's clock are said twice.
+
+use std::time::Duration;
+
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::{AnyPool, Executor, Row};
+
+use crate::journal_record::{EventKind, JournalEvent};
+
+/// Rows in one INSERT: SQLite takes at most 32,766 parameters a statement.
+const ROWS_PER_INSERT: usize = 500;
+
+/// The columns of a record after its id, in the order every statement uses.
+const COLUMNS: &str =
+    "at, cluster, kind, node, model, replica, from_state, to_state, actor, detail";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct StoreError(String);
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        Self(e.to_string())
+    }
+}
+
+/// Which records to read: each field narrows, none given is all.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EventFilter {
+    pub cluster: Option<String>,
+    pub node: Option<String>,
+    pub model: Option<String>,
+    pub kinds: Vec<EventKind>,
+    /// Seconds since the Unix epoch, inclusive.
+    pub since: Option<i64>,
+    pub until: Option<i64>,
+    /// Only records older than this one: the next page.
+    pub before_id: Option<i64>,
+}
+
+#[derive(Clone, Debug)]
+pub struct JournalStore {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+impl JournalStore {
+    /// Opens the journal at `url` (`sqlite:///path/journal.db` or
+    /// `postgres://…`), creating its tables on first use.
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Backend::Postgres
+        } else {
+            return Err(StoreError(format!(
+                "{}: not a database this console keeps its journal in (sqlite: or postgres:)",
+                redacted(url)
+            )));
+        };
+        let pool = AnyPoolOptions::new()
+            .max_connections(match backend {
+                // One writer at a time anyway; a reader beside it.
+                Backend::Sqlite => 2,
+                Backend::Postgres => 4,
+            })
+            .acquire_timeout(Duration::from_secs(5))
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        // Survives a kill mid-write: the log is replayed at
+                        // the next open, losing at most the last transaction.
+                        conn.execute("PRAGMA journal_mode = WAL").await?;
+                        conn.execute("PRAGMA synchronous = NORMAL").await?;
+                        conn.execute("PRAGMA busy_timeout = 5000").await?;
+                        // SQLite's default page cache is 2 MiB a connection:
+                        // the journal is written in batches and read by
+                        // index, and the console's memory has a budget.
+                        conn.execute("PRAGMA cache_size = -512").await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect(url)
+            .await
+            .map_err(|e| StoreError(format!("{}: {e}", redacted(url))))?;
+        let store = Self { pool, backend };
+        store.create_schema().await?;
+        Ok(store)
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    async fn create_schema(&self) -> Result<(), StoreError> {
+        let id = match self.backend {
+            Backend::Sqlite => "INTEGER PRIMARY KEY",
+            Backend::Postgres => "BIGSERIAL PRIMARY KEY",
+        };
+        let statements = [
+            format!(
+                "CREATE TABLE IF NOT EXISTS journal (
+                    id {id},
+                    at BIGINT NOT NULL,
+                    cluster TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    node TEXT,
+                    model TEXT,
+                    replica TEXT,
+                    from_state TEXT,
+                    to_state TEXT,
+                    actor TEXT,
+                    detail TEXT
+                )"
+            ),
+            "CREATE INDEX IF NOT EXISTS journal_cluster ON journal (cluster, id)".into(),
+            "CREATE INDEX IF NOT EXISTS journal_node ON journal (cluster, node, id)".into(),
+            "CREATE INDEX IF NOT EXISTS journal_model ON journal (cluster, model, id)".into(),
+            "CREATE INDEX IF NOT EXISTS journal_at ON journal (at)".into(),
+            // Which console records: one row, a lease renewed each period.
+            // How far each cluster's record reaches, renewed each period:
+            // a console that starts recording again knows how long the
+            // gap was.
+            "CREATE TABLE IF NOT EXISTS recorded (
+                cluster TEXT PRIMARY KEY,
+                until_at BIGINT NOT NULL
+            )"
+            .into(),
+            "CREATE TABLE IF NOT EXISTS recorder (
+                name TEXT PRIMARY KEY,
+                holder TEXT NOT NULL,
+                expires BIGINT NOT NULL
+            )"
+            .into(),
+        ];
+        for statement in statements {
+            sqlx::query(&statement).execute(&self.pool).await?;
+        }
+        Ok(())
+    }
+
+    /// Writes `events` in one transaction: all of them or none.
+    pub async fn append(&self, events: &[JournalEvent]) -> Result<(), StoreError> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.pool.begin().await?;
+        for chunk in events.chunks(ROWS_PER_INSERT) {
+            let rows: Vec<String> = (0..chunk.len())
+                .map(|r| {
+                    let params: Vec<String> =
+                        (1..=10).map(|c| format!("${}", r * 10 + c)).collect();
+                    format!("({})", params.join(", "))
+                })
+                .collect();
+            let sql = format!("INSERT INTO journal ({COLUMNS}) VALUES {}", rows.join(", "));
+            // Not kept prepared: a batch's size varies, and each size would
+            // be a statement of its own held by every connection.
+            let mut query = sqlx::query(&sql).persistent(false);
+            for e in chunk {
+                query = query
+                    .bind(e.at)
+                    .bind(e.cluster.clone())
+                    .bind(e.kind.as_str())
+                    .bind(e.node.clone())
+                    .bind(e.model.clone())
+                    .bind(e.replica.clone())
+                    .bind(e.before.clone())
+                    .bind(e.after.clone())
+                    .bind(e.actor.clone())
+                    .bind(e.detail.clone());
+            }
+            query.execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The newest `limit` records that `filter` lets through, newest first.
+    pub async fn read(
+        &self,
+        filter: &EventFilter,
+        limit: u32,
+    ) -> Result<Vec<JournalEvent>, StoreError> {
+        let mut conditions = Vec::new();
+        let mut n = 0;
+        let mut next = || {
+            n += 1;
+            format!("${n}")
+        };
+        if filter.cluster.is_some() {
+            conditions.push(format!("cluster = {}", next()));
+        }
+        if filter.node.is_some() {
+            conditions.push(format!("node = {}", next()));
+        }
+        if filter.model.is_some() {
+            conditions.push(format!("model = {}", next()));
+        }
+        if !filter.kinds.is_empty() {
+            let params: Vec<String> = filter.kinds.iter().map(|_| next()).collect();
+            conditions.push(format!("kind IN ({})", params.join(", ")));
+        }
+        if filter.since.is_some() {
+            conditions.push(format!("at >= {}", next()));
+        }
+        if filter.until.is_some() {
+            conditions.push(format!("at <= {}", next()));
+        }
+        if filter.before_id.is_some() {
+            conditions.push(format!("id < {}", next()));
+        }
+        let limit_param = next();
+        let filter_sql = if conditions.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", conditions.join(" AND "))
+        };
+        let sql = format!(
+            "SELECT id, {COLUMNS} FROM journal {filter_sql} ORDER BY id DESC LIMIT {limit_param}"
+        );
+        let mut query = sqlx::query(&sql);
+        for value in [&filter.cluster, &filter.node, &filter.model]
+            .into_iter()
+            .flatten()
+        {
+            query = query.bind(value.clone());
+        }
+        for kind in &filter.kinds {
+            query = query.bind(kind.as_str());
+        }
+        for value in [filter.since, filter.until, filter.before_id]
+            .into_iter()
+            .flatten()
+        {
+            query = query.bind(value);
+        }
+        query = query.bind(i64::from(limit));
+        let rows = query.fetch_all(&self.pool).await?;
+        Ok(rows.iter().filter_map(event_of).collect())
+    }
+
+    /// The records written after the one numbered `id`, oldest first, at
+    /// most `limit`: what another console (or this one) added since.
+    pub async fn read_after(&self, id: i64, limit: u32) -> Result<Vec<JournalEvent>, StoreError> {
+        let sql = format!("SELECT id, {COLUMNS} FROM journal WHERE id > $1 ORDER BY id LIMIT $2");
+        let rows = sqlx::query(&sql)
+            .bind(id)
+            .bind(i64::from(limit))
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows.iter().filter_map(event_of).collect())
+    }
+
+    /// The newest record of each node and each model that says what state
+    /// it is in, each cluster's newest start of recording, and each node's
+    /// newest change of state made through a console, oldest first: all
+    /// that the present's "since when" is worked out from, without reading
+    /// the whole journal at start.
+    pub async fn latest_states(&self) -> Result<Vec<JournalEvent>, StoreError> {
+        let newest = |kinds: &[EventKind], by: &str, more: &str| {
+            let kinds: Vec<String> = kinds.iter().map(|k| format!("'{}'", k.as_str())).collect();
+            format!(
+                "SELECT MAX(id) FROM journal WHERE kind IN ({}) {more} GROUP BY cluster, {by}",
+                kinds.join(", ")
+            )
+        };
+        use EventKind::*;
+        let parts = [
+            newest(&[NodeAppeared, NodeState, NodeGone], "node", ""),
+            newest(&[ModelAppeared, ModelStatus, ModelGone], "model", ""),
+            newest(&[RecordingStarted], "kind", ""),
+            // The newest start after a long gap: what a state is dated from
+            // at the most (see `since`).
+            newest(
+                &[RecordingStarted],
+                "kind",
+                &format!(
+                    "AND (detail IS NULL OR detail <> '{}')",
+                    super::since::RESUMED
+                ),
+            ),
+            newest(
+                &[Attempt],
+                "node",
+                "AND to_state = 'done' AND from_state LIKE 'set_node_state %'",
+            ),
+        ];
+        let sql = format!(
+            "SELECT id, {COLUMNS} FROM journal WHERE id IN ({}) ORDER BY id",
+            parts.join(" UNION ALL ")
+        );
+        let rows = sqlx::query(&sql).fetch_all(&self.pool).await?;
+        Ok(rows.iter().filter_map(event_of).collect())
+    }
+
+    /// The time of the oldest record of `cluster`: what the journal can
+    /// say anything about.
+    pub async fn recorded_from(&self, cluster: &str) -> Result<Option<i64>, StoreError> {
+        let row = sqlx::query("SELECT MIN(at) FROM journal WHERE cluster = $1")
+            .bind(cluster.to_string())
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(row.try_get::<Option<i64>, _>(0).ok().flatten())
+    }
+
+    /// Removes the records older than `before`; says how many went.
+    pub async fn prune(&self, before: i64) -> Result<u64, StoreError> {
+        let done = sqlx::query("DELETE FROM journal WHERE at < $1")
+            .bind(before)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected())
+    }
+
+    /// Takes or renews the lease to record, for `seconds` from the
+    /// database's clock (so that two consoles' clocks need not agree);
+    /// says whether `holder` has it.
+    pub async fn hold_lease(&self, holder: &str, seconds: i64) -> Result<bool, StoreError> {
+        let now = match self.backend {
+            Backend::Sqlite => "CAST(strftime('%s', 'now') AS BIGINT)",
+            Backend::Postgres => "CAST(EXTRACT(EPOCH FROM now()) AS BIGINT)",
+        };
+        let sql = format!(
+            "INSERT INTO recorder (name, holder, expires) VALUES ('journal', $1, {now} + $2)
+             ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires = excluded.expires
+             WHERE recorder.holder = excluded.holder OR recorder.expires < {now}"
+        );
+        sqlx::query(&sql)
+            .bind(holder.to_string())
+            .bind(seconds)
+            .execute(&self.pool)
+            .await?;
+        let row = sqlx::query("SELECT holder FROM recorder WHERE name = 'journal'")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(row.try_get::<String, _>(0)? == holder)
+    }
+
+    /// Until when `cluster` was last recorded.
+    pub async fn recorded_until(&self, cluster: &str) -> Result<Option<i64>, StoreError> {
+        let row = sqlx::query("SELECT until_at FROM recorded WHERE cluster = $1")
+            .bind(cluster.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.and_then(|r| r.try_get::<i64, _>(0).ok()))
+    }
+
+    /// Says that `clusters` are recorded up to `at`.
+    pub async fn mark_recorded(&self, clusters: &[&str], at: i64) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        for cluster in clusters {
+            sqlx::query(
+                "INSERT INTO recorded (cluster, until_at) VALUES ($1, $2)
+                 ON CONFLICT (cluster) DO UPDATE SET until_at = excluded.until_at",
+            )
+            .bind(cluster.to_string())
+            .bind(at)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Which console holds the lease to record, if any.
+    pub async fn lease_holder(&self) -> Result<Option<String>, StoreError> {
+        let row = sqlx::query("SELECT holder FROM recorder WHERE name = 'journal'")
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.and_then(|r| r.try_get::<String, _>(0).ok()))
+    }
+
+    /// The database's own check of its file: "ok", or what is wrong
+    /// (SQLite's integrity check; PostgreSQL keeps its own).
+    pub async fn integrity(&self) -> Result<String, StoreError> {
+        if self.backend == Backend::Postgres {
+            return Ok("ok".into());
+        }
+        let row = sqlx::query("PRAGMA integrity_check")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(row.try_get::<String, _>(0)?)
+    }
+
+    /// Lets the lease go, so that another console takes over at once.
+    pub async fn release_lease(&self, holder: &str) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM recorder WHERE name = 'journal' AND holder = $1")
+            .bind(holder.to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+}
+
+fn event_of(row: &AnyRow) -> Option<JournalEvent> {
+    let text = |i: usize| row.try_get::<Option<String>, _>(i).ok().flatten();
+    Some(JournalEvent {
+        id: row.try_get(0).ok()?,
+        at: row.try_get(1).ok()?,
+        cluster: row.try_get(2).ok()?,
+        kind: EventKind::parse(&row.try_get::<String, _>(3).ok()?)?,
+        node: text(4),
+        model: text(5),
+        replica: text(6),
+        before: text(7),
+        after: text(8),
+        actor: text(9),
+        detail: text(10),
+    })
+}
+
+/// `url` without its password, for messages.
+pub fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    match rest.rsplit_once('@') {
+        Some((credentials, host)) => {
+            let user = credentials.split(':').next().unwrap_or_default();
+            format!("{scheme}://{user}:***@{host}")
+        }
+        None => url.to_string(),
+    }
+}

@@ -1,0 +1,454 @@
+//! What changed between two reads of a cluster: the journal's records, worked
+//! out from the lists the shared poll already reads. Only what differs is
+//! looked at twice, so a still cluster of thousands of nodes costs one pass
+//! over each list and writes nothing.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use crate::admin_api::types::{ModelView, NodeView, ReplicaView};
+use crate::fixes::is_silent;
+use crate::format::{DASH, ModelStatus};
+use crate::journal_record::{EventKind, JournalEvent};
+use crate::wall::disk_nearly_full;
+
+/// One read of the lists the journal follows. `headlines` holds, for the
+/// models not placed whose explanation has been read, its headline.
+#[derive(Clone, Debug, Default)]
+pub struct Reading {
+    pub nodes: Option<Arc<Vec<NodeView>>>,
+    pub models: Option<Arc<Vec<ModelView>>>,
+    pub replicas: Option<Arc<Vec<ReplicaView>>>,
+    pub headlines: HashMap<String, String>,
+}
+
+/// The records that take `before` to `after`, read at `at` in `cluster`.
+/// A list that did not answer in either read is skipped: a failed read is
+/// not every node going away.
+pub fn between(cluster: &str, before: &Reading, after: &Reading, at: i64) -> Vec<JournalEvent> {
+    let mut out = Vec::new();
+    let event = |kind| JournalEvent::new(at, cluster, kind);
+    if let (Some(was), Some(now)) = (&before.nodes, &after.nodes)
+        && !Arc::ptr_eq(was, now)
+    {
+        nodes(was, now, &event, &mut out);
+    }
+    if let (Some(was), Some(now)) = (&before.models, &after.models) {
+        if !Arc::ptr_eq(was, now) {
+            models(was, now, &event, &mut out);
+        }
+        headlines(now, &before.headlines, &after.headlines, &event, &mut out);
+    }
+    if let (Some(was), Some(now)) = (&before.replicas, &after.replicas)
+        && !Arc::ptr_eq(was, now)
+    {
+        replicas(was, now, &event, &mut out);
+    }
+    out
+}
+
+fn by_key<T>(list: &[T], key: impl Fn(&T) -> &str) -> HashMap<&str, &T> {
+    list.iter().map(|item| (key(item), item)).collect()
+}
+
+/// A node's state in the console's words: a dash when not reported.
+pub fn node_state(n: &NodeView) -> String {
+    match n.state.as_str() {
+        "" => DASH.to_string(),
+        s => s.to_string(),
+    }
+}
+
+fn nodes(
+    was: &[NodeView],
+    now: &[NodeView],
+    event: &impl Fn(EventKind) -> JournalEvent,
+    out: &mut Vec<JournalEvent>,
+) {
+    let before = by_key(was, |n| &n.id);
+    let mut seen = HashSet::with_capacity(now.len());
+    for n in now {
+        seen.insert(n.id.as_str());
+        let Some(old) = before.get(n.id.as_str()) else {
+            out.push(
+                event(EventKind::NodeAppeared)
+                    .node(&n.id)
+                    .detail(node_state(n)),
+            );
+            continue;
+        };
+        if *old == n {
+            continue;
+        }
+        if old.state != n.state {
+            out.push(
+                event(EventKind::NodeState)
+                    .node(&n.id)
+                    .change(node_state(old), node_state(n)),
+            );
+        }
+        match (is_silent(old), is_silent(n)) {
+            (false, true) => out.push(
+                event(EventKind::NodeSilent)
+                    .node(&n.id)
+                    .detail(&n.last_seen_ago),
+            ),
+            (true, false) => out.push(event(EventKind::NodeReporting).node(&n.id)),
+            _ => {}
+        }
+        for gpu in n.unhealthy.iter().filter(|g| !old.unhealthy.contains(g)) {
+            out.push(event(EventKind::GpuUnhealthy).node(&n.id).detail(gpu));
+        }
+        for gpu in old.unhealthy.iter().filter(|g| !n.unhealthy.contains(g)) {
+            out.push(event(EventKind::GpuHealthy).node(&n.id).detail(gpu));
+        }
+        match (disk_nearly_full(old), disk_nearly_full(n)) {
+            (false, true) => out.push(
+                event(EventKind::DiskNearlyFull)
+                    .node(&n.id)
+                    .detail(format!("{} of {} GB free", n.disk_free_gb, n.disk_total_gb)),
+            ),
+            (true, false) => out.push(event(EventKind::DiskRelieved).node(&n.id)),
+            _ => {}
+        }
+    }
+    for gone in was.iter().filter(|n| !seen.contains(n.id.as_str())) {
+        out.push(event(EventKind::NodeGone).node(&gone.id));
+    }
+}
+
+fn models(
+    was: &[ModelView],
+    now: &[ModelView],
+    event: &impl Fn(EventKind) -> JournalEvent,
+    out: &mut Vec<JournalEvent>,
+) {
+    let before = by_key(was, |m| &m.name);
+    let mut seen = HashSet::with_capacity(now.len());
+    for m in now {
+        seen.insert(m.name.as_str());
+        let status = ModelStatus::of(m);
+        let Some(old) = before.get(m.name.as_str()) else {
+            out.push(
+                event(EventKind::ModelAppeared)
+                    .model(&m.name)
+                    .detail(status.label()),
+            );
+            continue;
+        };
+        let was_status = ModelStatus::of(old);
+        if was_status != status {
+            out.push(
+                event(EventKind::ModelStatus)
+                    .model(&m.name)
+                    .change(was_status.label(), status.label()),
+            );
+        }
+        match (ModelStatus::not_serving(old), ModelStatus::not_serving(m)) {
+            (false, true) => out.push(event(EventKind::BelowMinimum).model(&m.name).change(
+                format!("{}/{}", old.ready, old.min),
+                format!("{}/{}", m.ready, m.min),
+            )),
+            (true, false) => out.push(event(EventKind::BackToMinimum).model(&m.name).change(
+                format!("{}/{}", old.ready, old.min),
+                format!("{}/{}", m.ready, m.min),
+            )),
+            _ => {}
+        }
+    }
+    for gone in was.iter().filter(|m| !seen.contains(m.name.as_str())) {
+        out.push(event(EventKind::ModelGone).model(&gone.name));
+    }
+}
+
+/// A headline that changed, for a model still in the catalog whose
+/// explanation was read both times: one not read is not known to differ.
+fn headlines(
+    catalog: &[ModelView],
+    was: &HashMap<String, String>,
+    now: &HashMap<String, String>,
+    event: &impl Fn(EventKind) -> JournalEvent,
+    out: &mut Vec<JournalEvent>,
+) {
+    let mut changed: Vec<(&str, &str, &str)> = now
+        .iter()
+        .filter_map(|(model, headline)| {
+            let old = was.get(model)?;
+            (old != headline).then_some((model.as_str(), old.as_str(), headline.as_str()))
+        })
+        .filter(|(model, _, _)| catalog.iter().any(|m| m.name == *model))
+        .collect();
+    changed.sort_unstable();
+    for (model, old, headline) in changed {
+        out.push(
+            event(EventKind::PlacementReason)
+                .model(model)
+                .change(old, headline),
+        );
+    }
+}
+
+/// A replica's error: its own, or else its first shard's.
+fn replica_error(r: &ReplicaView) -> Option<String> {
+    if !r.err.is_empty() {
+        return Some(r.err.clone());
+    }
+    r.shards
+        .iter()
+        .find(|s| !s.err.is_empty())
+        .map(|s| format!("shard {} on {}: {}", s.id, s.node, s.err))
+}
+
+fn replicas(
+    was: &[ReplicaView],
+    now: &[ReplicaView],
+    event: &impl Fn(EventKind) -> JournalEvent,
+    out: &mut Vec<JournalEvent>,
+) {
+    let before = by_key(was, |r| &r.id);
+    let mut seen = HashSet::with_capacity(now.len());
+    for r in now {
+        seen.insert(r.id.as_str());
+        let on = |e: JournalEvent| e.replica(&r.id).model(&r.model);
+        let error = replica_error(r);
+        let Some(old) = before.get(r.id.as_str()) else {
+            out.push(on(event(EventKind::ReplicaAppeared)).detail(&r.state));
+            if let Some(error) = error {
+                out.push(on(event(EventKind::ReplicaFailed)).detail(error));
+            }
+            continue;
+        };
+        if *old == r {
+            continue;
+        }
+        if old.state != r.state {
+            out.push(on(event(EventKind::ReplicaState)).change(&old.state, &r.state));
+        }
+        if let Some(error) = error
+            && replica_error(old).as_ref() != Some(&error)
+        {
+            out.push(on(event(EventKind::ReplicaFailed)).detail(error));
+        }
+    }
+    for gone in was.iter().filter(|r| !seen.contains(r.id.as_str())) {
+        out.push(
+            event(EventKind::ReplicaGone)
+                .replica(&gone.id)
+                .model(&gone.model),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::admin_api::types::{NodeState, Shard};
+
+    fn node(id: &str, state: NodeState) -> NodeView {
+        NodeView {
+            id: id.into(),
+            state,
+            gpu_total: 8,
+            disk_free_gb: 500,
+            disk_total_gb: 1000,
+            last_seen_ago: "2s".into(),
+            ..NodeView::default()
+        }
+    }
+
+    fn reading(
+        nodes: Vec<NodeView>,
+        models: Vec<ModelView>,
+        replicas: Vec<ReplicaView>,
+    ) -> Reading {
+        Reading {
+            nodes: Some(Arc::new(nodes)),
+            models: Some(Arc::new(models)),
+            replicas: Some(Arc::new(replicas)),
+            headlines: HashMap::new(),
+        }
+    }
+
+    /// The same lists in new allocations, as a new read would give them:
+    /// compared item by item, not skipped as the same read.
+    fn copied(r: &Reading) -> Reading {
+        Reading {
+            nodes: r.nodes.as_ref().map(|l| Arc::new(l.as_ref().clone())),
+            models: r.models.as_ref().map(|l| Arc::new(l.as_ref().clone())),
+            replicas: r.replicas.as_ref().map(|l| Arc::new(l.as_ref().clone())),
+            headlines: r.headlines.clone(),
+        }
+    }
+
+    fn kinds(events: &[JournalEvent]) -> Vec<(EventKind, String)> {
+        events
+            .iter()
+            .map(|e| {
+                let who = e
+                    .node
+                    .clone()
+                    .or(e.replica.clone())
+                    .or(e.model.clone())
+                    .unwrap_or_default();
+                (e.kind, who)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_still_cluster_records_nothing() {
+        let a = reading(vec![node("n1", NodeState::Ready)], vec![], vec![]);
+        let b = reading(vec![node("n1", NodeState::Ready)], vec![], vec![]);
+        assert!(between("c", &a, &b, 10).is_empty());
+        assert!(between("c", &a, &copied(&a), 10).is_empty());
+    }
+
+    #[test]
+    fn nodes_that_come_go_and_change_are_recorded_once_each() {
+        let mut sick = node("n2", NodeState::Cordoned);
+        sick.unhealthy = vec!["gpu3".into()];
+        sick.disk_free_gb = 10;
+        let mut silent = node("n3", NodeState::Ready);
+        silent.last_seen_ago = "10m".into();
+        let a = reading(
+            vec![
+                node("n1", NodeState::Ready),
+                node("n2", NodeState::Ready),
+                node("n3", NodeState::Ready),
+            ],
+            vec![],
+            vec![],
+        );
+        let b = reading(
+            vec![sick, silent, node("n4", NodeState::NotReported)],
+            vec![],
+            vec![],
+        );
+        let events = between("eu", &a, &b, 42);
+        assert_eq!(
+            kinds(&events),
+            vec![
+                (EventKind::NodeState, "n2".into()),
+                (EventKind::GpuUnhealthy, "n2".into()),
+                (EventKind::DiskNearlyFull, "n2".into()),
+                (EventKind::NodeSilent, "n3".into()),
+                (EventKind::NodeAppeared, "n4".into()),
+                (EventKind::NodeGone, "n1".into()),
+            ]
+        );
+        assert_eq!(events[0].before.as_deref(), Some("ready"));
+        assert_eq!(events[0].after.as_deref(), Some("cordoned"));
+        assert_eq!(events[1].detail.as_deref(), Some("gpu3"));
+        assert_eq!(
+            events[4].detail.as_deref(),
+            Some(DASH),
+            "an unreported state is a dash"
+        );
+        assert!(events.iter().all(|e| e.at == 42 && e.cluster == "eu"));
+        // And back.
+        let back = between("eu", &b, &a, 43);
+        assert!(kinds(&back).contains(&(EventKind::GpuHealthy, "n2".into())));
+        assert!(kinds(&back).contains(&(EventKind::DiskRelieved, "n2".into())));
+        assert!(kinds(&back).contains(&(EventKind::NodeReporting, "n3".into())));
+    }
+
+    #[test]
+    fn a_list_that_failed_to_answer_is_not_everything_gone() {
+        let a = reading(vec![node("n1", NodeState::Ready)], vec![], vec![]);
+        let failed = Reading::default();
+        assert!(between("c", &a, &failed, 1).is_empty());
+        assert!(between("c", &failed, &a, 2).is_empty());
+    }
+
+    #[test]
+    fn models_change_status_and_fall_below_their_minimum() {
+        let m = |ready, min, total| ModelView {
+            name: "llama".into(),
+            ready,
+            min,
+            total,
+            ..ModelView::default()
+        };
+        let a = reading(vec![], vec![m(2, 2, 2)], vec![]);
+        let b = reading(vec![], vec![m(1, 2, 1)], vec![]);
+        let events = between("c", &a, &b, 5);
+        assert_eq!(
+            kinds(&events),
+            vec![
+                (EventKind::ModelStatus, "llama".into()),
+                (EventKind::BelowMinimum, "llama".into()),
+            ]
+        );
+        assert_eq!(events[0].after.as_deref(), Some("not placed"));
+        assert_eq!(events[1].after.as_deref(), Some("1/2"));
+    }
+
+    #[test]
+    fn a_headline_is_compared_only_where_both_reads_have_one() {
+        let model = ModelView {
+            name: "big".into(),
+            min: 1,
+            ..ModelView::default()
+        };
+        let mut a = reading(vec![], vec![model.clone()], vec![]);
+        let mut b = reading(vec![], vec![model], vec![]);
+        b.headlines.insert("big".into(), "no GPU free (×3)".into());
+        assert!(
+            between("c", &a, &b, 1).is_empty(),
+            "not read before: not known to differ"
+        );
+        a.headlines.insert("big".into(), "disk full (×3)".into());
+        let events = between("c", &a, &b, 1);
+        assert_eq!(
+            kinds(&events),
+            vec![(EventKind::PlacementReason, "big".into())]
+        );
+        assert_eq!(events[0].after.as_deref(), Some("no GPU free (×3)"));
+    }
+
+    #[test]
+    fn replicas_appear_fail_and_go() {
+        let r = |id: &str, state: &str, shard_err: &str| ReplicaView {
+            id: id.into(),
+            model: "llama".into(),
+            state: state.into(),
+            shards: vec![Shard {
+                id: "s0".into(),
+                node: "n1".into(),
+                gpus: vec![0],
+                err: shard_err.into(),
+            }],
+            ..ReplicaView::default()
+        };
+        let a = reading(
+            vec![],
+            vec![],
+            vec![r("r1", "loading", ""), r("r2", "ready", "")],
+        );
+        let b = reading(
+            vec![],
+            vec![],
+            vec![
+                r("r1", "ready", "CUDA out of memory"),
+                r("r3", "loading", ""),
+            ],
+        );
+        let events = between("c", &a, &b, 1);
+        assert_eq!(
+            kinds(&events),
+            vec![
+                (EventKind::ReplicaState, "r1".into()),
+                (EventKind::ReplicaFailed, "r1".into()),
+                (EventKind::ReplicaAppeared, "r3".into()),
+                (EventKind::ReplicaGone, "r2".into()),
+            ]
+        );
+        assert_eq!(
+            events[1].detail.as_deref(),
+            Some("shard s0 on n1: CUDA out of memory")
+        );
+        assert_eq!(events[1].model.as_deref(), Some("llama"));
+        // The same error read again is not a new failure.
+        assert!(between("c", &b, &copied(&b), 2).is_empty());
+    }
+}

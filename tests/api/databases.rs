@@ -1,0 +1,150 @@
+//! The databases the journal's tests run against, real ones: an SQLite file
+//! in a temporary directory, and a PostgreSQL server started here on a free
+//! loopback port from Debian's programs (`./scripts/bootstrap.sh test`
+//! installs them). Each is removed when dropped.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::helpers::free_port;
+
+/// A directory of its own, removed when dropped.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(what: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "llmgw-{what}-{}-{}",
+            std::process::id(),
+            free_port()
+        ));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        Self(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The URL of a fresh SQLite journal in `dir`.
+pub fn sqlite_url(dir: &Path) -> String {
+    format!("sqlite://{}?mode=rwc", dir.join("journal.db").display())
+}
+
+/// A PostgreSQL server of the test's own.
+pub struct Postgres {
+    server: Child,
+    pub url: String,
+    _dir: TempDir,
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}
+
+/// Where Debian keeps the server's programs (not on PATH): the newest.
+fn postgres_bin() -> PathBuf {
+    if let Some(found) = std::env::var_os("LLMGW_POSTGRES_BIN") {
+        return PathBuf::from(found);
+    }
+    let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("bin"))
+        .filter(|bin| bin.join("initdb").exists())
+        .collect();
+    versions.sort_by_key(|p| {
+        p.parent()
+            .and_then(|v| v.file_name())
+            .and_then(|v| v.to_str())
+            .and_then(|v| v.parse::<u32>().ok())
+            .unwrap_or(0)
+    });
+    versions.pop().expect(
+        "PostgreSQL's initdb is missing: ./scripts/bootstrap.sh test installs it \
+         (or set LLMGW_POSTGRES_BIN to the directory of initdb and postgres)",
+    )
+}
+
+/// PostgreSQL will not run as root: as root, its programs run as the
+/// `postgres` user that Debian's package creates.
+fn as_server_user(program: PathBuf) -> Command {
+    let root = std::fs::read_to_string("/proc/self/status")
+        .map(|s| {
+            s.lines()
+                .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"))
+        })
+        .unwrap_or(false);
+    if root {
+        let mut command = Command::new("runuser");
+        command.args(["-u", "postgres", "--"]).arg(program);
+        command
+    } else {
+        Command::new(program)
+    }
+}
+
+impl Postgres {
+    /// Starts a server and waits until it takes connections.
+    pub async fn start() -> Self {
+        let bin = postgres_bin();
+        let dir = TempDir::new("postgres");
+        let data = dir.0.join("data");
+        // The server's user must own its directory.
+        let _ = Command::new("chown")
+            .args(["-R", "postgres"])
+            .arg(&dir.0)
+            .status();
+        let init = as_server_user(bin.join("initdb"))
+            .args(["--auth=trust", "--username=postgres", "--no-sync", "-D"])
+            .arg(&data)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .expect("initdb runs");
+        assert!(
+            init.status.success(),
+            "initdb: {}",
+            String::from_utf8_lossy(&init.stderr)
+        );
+        let port = free_port();
+        let server = as_server_user(bin.join("postgres"))
+            .arg("-D")
+            .arg(&data)
+            .args([
+                "-p",
+                &port.to_string(),
+                "-c",
+                "listen_addresses=127.0.0.1",
+                "-c",
+            ])
+            .arg(format!("unix_socket_directories={}", dir.0.display()))
+            .args(["-c", "fsync=off"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("postgres starts");
+        let url = format!("postgres://postgres@127.0.0.1:{port}/postgres");
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "PostgreSQL did not start in 30 s"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Self {
+            server,
+            url,
+            _dir: dir,
+        }
+    }
+}

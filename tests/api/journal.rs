@@ -1,0 +1,175 @@
+//! The journal's store, on a real SQLite file and a real PostgreSQL server:
+//! what is written is read back by every filter, paged, pruned; the lease
+//! to record is held by one console at a time and passes on when it lapses.
+
+use app::journal_record::{EventKind, JournalEvent};
+use app::server::journal::{EventFilter, JournalStore};
+
+use crate::databases::{Postgres, TempDir, sqlite_url};
+
+fn events(cluster: &str, count: i64) -> Vec<JournalEvent> {
+    (0..count)
+        .map(|i| {
+            let kind = if i % 2 == 0 {
+                EventKind::NodeState
+            } else {
+                EventKind::ModelStatus
+            };
+            let e = JournalEvent::new(1_000 + i, cluster, kind).change("ready", "cordoned");
+            if i % 2 == 0 {
+                e.node(&format!("node-{}", i % 10))
+            } else {
+                e.model(&format!("model-{}", i % 3))
+            }
+        })
+        .collect()
+}
+
+async fn reads_back_by_every_filter(store: &JournalStore) {
+    store.append(&events("eu", 1_200)).await.expect("written");
+    store.append(&events("us", 10)).await.expect("written");
+    store.append(&[]).await.expect("nothing to write is fine");
+
+    let all = store
+        .read(&EventFilter::default(), 5_000)
+        .await
+        .expect("read");
+    assert_eq!(
+        all.len(),
+        1_210,
+        "every row of a write of more than one INSERT"
+    );
+    assert!(all.windows(2).all(|w| w[0].id > w[1].id), "newest first");
+
+    let eu = EventFilter {
+        cluster: Some("eu".into()),
+        ..EventFilter::default()
+    };
+    let node = EventFilter {
+        node: Some("node-4".into()),
+        ..eu.clone()
+    };
+    let got = store.read(&node, 1_000).await.expect("read");
+    assert_eq!(got.len(), 120, "node-4 is every tenth record");
+    assert!(
+        got.iter()
+            .all(|e| e.node.as_deref() == Some("node-4") && e.cluster == "eu")
+    );
+    assert_eq!(got[0].before.as_deref(), Some("ready"));
+    assert_eq!(got[0].after.as_deref(), Some("cordoned"));
+    assert_eq!(got[0].kind, EventKind::NodeState);
+
+    let model = EventFilter {
+        model: Some("model-1".into()),
+        kinds: vec![EventKind::ModelStatus],
+        since: Some(1_100),
+        until: Some(1_199),
+        ..eu.clone()
+    };
+    let got = store.read(&model, 1_000).await.expect("read");
+    assert!(!got.is_empty());
+    assert!(
+        got.iter()
+            .all(|e| (1_100..=1_199).contains(&e.at) && e.model.as_deref() == Some("model-1"))
+    );
+
+    // Pages follow one another without a gap or a repeat.
+    let first = store.read(&eu, 500).await.expect("read");
+    let next = EventFilter {
+        before_id: first.last().map(|e| e.id),
+        ..eu.clone()
+    };
+    let second = store.read(&next, 500).await.expect("read");
+    assert_eq!(first.len() + second.len(), 1_000);
+    assert_eq!(second[0].id, first[499].id - 1);
+
+    // A hostile value is a value.
+    let hostile = EventFilter {
+        node: Some("x' OR '1'='1".into()),
+        ..EventFilter::default()
+    };
+    assert!(store.read(&hostile, 10).await.expect("read").is_empty());
+
+    assert_eq!(store.recorded_from("eu").await.expect("read"), Some(1_000));
+    assert_eq!(store.recorded_from("nowhere").await.expect("read"), None);
+    let pruned = store.prune(1_100).await.expect("pruned");
+    assert_eq!(pruned, 100 + 10, "the records before 1100 of both clusters");
+    assert_eq!(store.recorded_from("eu").await.expect("read"), Some(1_100));
+}
+
+async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
+    assert!(first.hold_lease("a", 2).await.expect("lease"));
+    assert!(
+        !second.hold_lease("b", 2).await.expect("lease"),
+        "held by a"
+    );
+    assert!(first.hold_lease("a", 2).await.expect("lease"), "renewed");
+    // a stops renewing: b takes over once the lease lapses.
+    tokio::time::sleep(std::time::Duration::from_millis(3_100)).await;
+    assert!(
+        second.hold_lease("b", 2).await.expect("lease"),
+        "lapsed, taken over"
+    );
+    assert!(
+        !first.hold_lease("a", 2).await.expect("lease"),
+        "a has lost it"
+    );
+    second.release_lease("b").await.expect("released");
+    assert!(
+        first.hold_lease("a", 2).await.expect("lease"),
+        "given back at once"
+    );
+}
+
+#[tokio::test]
+async fn an_sqlite_journal_keeps_what_is_written_and_is_created_on_first_use() {
+    let dir = TempDir::new("journal");
+    let url = sqlite_url(&dir.0);
+    let store = JournalStore::open(&url).await.expect("opens");
+    reads_back_by_every_filter(&store).await;
+    drop(store);
+    // Opened again, as after a restart: the records are there.
+    let again = JournalStore::open(&url).await.expect("opens again");
+    let kept = again.read(&EventFilter::default(), 10).await.expect("read");
+    assert_eq!(kept.len(), 10);
+    let other = JournalStore::open(&url)
+        .await
+        .expect("a second console on the file");
+    one_holder_at_a_time(&again, &other).await;
+}
+
+#[tokio::test]
+async fn a_postgres_journal_is_shared_and_read_the_same_way() {
+    let server = Postgres::start().await;
+    let store = JournalStore::open(&server.url).await.expect("opens");
+    let other = JournalStore::open(&server.url)
+        .await
+        .expect("a second console");
+    reads_back_by_every_filter(&store).await;
+    let seen = other.read(&EventFilter::default(), 10).await.expect("read");
+    assert_eq!(seen.len(), 10, "one journal for both consoles");
+    one_holder_at_a_time(&store, &other).await;
+}
+
+#[tokio::test]
+async fn a_database_that_is_not_there_is_said_with_its_address_and_no_password() {
+    let port = crate::helpers::free_port();
+    let url = format!("postgres://alice:s3cret@127.0.0.1:{port}/journal");
+    let error = JournalStore::open(&url)
+        .await
+        .expect_err("nothing listens")
+        .to_string();
+    assert!(error.contains(&format!("127.0.0.1:{port}")), "{error}");
+    assert!(!error.contains("s3cret"), "{error}");
+    let error = JournalStore::open("mysql://x")
+        .await
+        .expect_err("not ours")
+        .to_string();
+    assert!(error.contains("sqlite: or postgres:"), "{error}");
+    let dir = TempDir::new("journal-unwritable");
+    let url = format!(
+        "sqlite://{}/no/such/dir/journal.db?mode=rwc",
+        dir.0.display()
+    );
+    assert!(JournalStore::open(&url).await.is_err());
+}

@@ -1,0 +1,326 @@
+//! The journal as operators run it: the release binary recording a
+//! simulated cluster into an SQLite file or a PostgreSQL server of the
+//! test's own; a cordon's reason kept and shown; a restart, a SIGKILL and a
+//! second console on the same database.
+
+use std::time::{Duration, Instant};
+
+use app::journal_record::{EventKind, JournalEvent};
+use app::server::journal::{EventFilter, JournalStore};
+
+use crate::databases::{Postgres, TempDir, sqlite_url};
+use crate::helpers::{fetch_page, http};
+use crate::html::Page;
+use crate::process::Process;
+
+/// Asks `check` every 200 ms until it gives something, for at most 30 s.
+async fn until<T>(what: &str, check: impl AsyncFn() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(found) = check().await {
+            return found;
+        }
+        assert!(Instant::now() < deadline, "after 30 s, still not: {what}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The nodes the simulator lists in `state`.
+async fn nodes_in(simulator: &Process, state: &str) -> Vec<String> {
+    let nodes: Vec<serde_json::Value> = http()
+        .get(format!("{}/api/v1/nodes", simulator.url))
+        .send()
+        .await
+        .expect("the simulator answers")
+        .json()
+        .await
+        .expect("a list of nodes");
+    nodes
+        .iter()
+        .filter(|n| n["state"] == state)
+        .filter_map(|n| n["id"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// Changes a node behind the console's back, as `llmgw ctl` would.
+async fn set_state_upstream(simulator: &Process, node: &str, state: &str) {
+    let answer = http()
+        .post(format!("{}/api/v1/nodes/{node}/state", simulator.url))
+        .header("x-llmgw-actor", "ctl")
+        .json(&serde_json::json!({ "state": state }))
+        .send()
+        .await
+        .expect("the simulator answers");
+    assert!(answer.status().is_success(), "{}", answer.status());
+}
+
+async fn of_node(store: &JournalStore, node: &str) -> Vec<JournalEvent> {
+    let filter = EventFilter {
+        node: Some(node.to_string()),
+        ..EventFilter::default()
+    };
+    store.read(&filter, 100).await.expect("the journal reads")
+}
+
+async fn count(store: &JournalStore, kind: EventKind) -> usize {
+    let filter = EventFilter {
+        kinds: vec![kind],
+        ..EventFilter::default()
+    };
+    store
+        .read(&filter, 1_000)
+        .await
+        .expect("the journal reads")
+        .len()
+}
+
+fn console_args<'a>(simulator: &'a Process, journal: [&'a str; 2]) -> Vec<&'a str> {
+    let mut args = vec![
+        "--admin-api",
+        simulator.url.as_str(),
+        "--refresh-seconds",
+        "1",
+        "--record-seconds",
+        "1",
+        "--log",
+        "warn",
+    ];
+    args.extend(journal);
+    args
+}
+
+#[tokio::test]
+async fn a_cordon_keeps_its_reason_and_its_start_across_a_restart() {
+    let simulator = Process::simulator().await;
+    let dir = TempDir::new("journal-console");
+    let data = dir.0.display().to_string();
+    let args = console_args(&simulator, ["--data-dir", &data]);
+    let console = Process::start(&args).await;
+    let store = JournalStore::open(&sqlite_url(&dir.0))
+        .await
+        .expect("the console made the file");
+    until("recording has started", async || {
+        (count(&store, EventKind::RecordingStarted).await == 1).then_some(())
+    })
+    .await;
+
+    let ready = nodes_in(&simulator, "ready").await;
+    let (node, other) = (&ready[0], &ready[1]);
+    let reason = "NVLink errors, RMA 4411";
+    let answer = http()
+        .post(format!("{}/api/set_node_state", console.url))
+        .form(&[
+            ("node", node.as_str()),
+            ("state", "cordoned"),
+            ("confirm", "yes"),
+            ("reason", reason),
+        ])
+        .send()
+        .await
+        .expect("the console answers");
+    assert_eq!(answer.status(), 200);
+
+    // The attempt, with its reason, and the transition llmgw then lists.
+    let events = until("the attempt and the transition are recorded", async || {
+        let events = of_node(&store, node).await;
+        let seen = |kind| events.iter().filter(|e| e.kind == kind).count();
+        (seen(EventKind::Attempt) >= 2 && seen(EventKind::NodeState) == 1).then_some(events)
+    })
+    .await;
+    let done = events
+        .iter()
+        .find(|e| e.kind == EventKind::Attempt && e.after.as_deref() == Some("done"))
+        .expect("the attempt's outcome");
+    assert_eq!(done.before.as_deref(), Some("set_node_state cordoned"));
+    assert_eq!(done.detail.as_deref(), Some(reason));
+    let change = events
+        .iter()
+        .find(|e| e.kind == EventKind::NodeState)
+        .expect("the change");
+    assert_eq!(
+        (change.before.as_deref(), change.after.as_deref()),
+        (Some("ready"), Some("cordoned"))
+    );
+
+    let node_page = format!("/nodes/{node}");
+    let shown = until(
+        "the node page says since when, by whom and why",
+        async || {
+            let page = Page::parse(&fetch_page(&console.root, &node_page).await);
+            let since = page.has(".since").then(|| page.text(".since"));
+            since.filter(|s| s.contains(reason))
+        },
+    )
+    .await;
+    assert!(shown.ends_with(&format!(": {reason}")), "{shown}");
+    assert!(
+        shown.starts_with("for "),
+        "a start the record saw is dated, not a lower bound: {shown}"
+    );
+
+    // A reason longer than a line, or a 64 KiB one, is refused before
+    // anything is sent, and each refusal is recorded too.
+    let refused = async |reason: &str| {
+        let answer = http()
+            .post(format!("{}/api/set_node_state", console.url))
+            .form(&[
+                ("node", other.as_str()),
+                ("state", "cordoned"),
+                ("confirm", "yes"),
+                ("reason", reason),
+            ])
+            .send()
+            .await
+            .expect("the console answers");
+        assert!(answer.status().is_client_error(), "{}", answer.status());
+        assert!(
+            nodes_in(&simulator, "ready").await.contains(other),
+            "nothing was sent"
+        );
+    };
+    refused(&"x".repeat(300)).await;
+    let named = until("the refusal is recorded", async || {
+        of_node(&store, other)
+            .await
+            .into_iter()
+            .find(|e| e.kind == EventKind::Attempt && e.after.as_deref() == Some("refused"))
+    })
+    .await;
+    assert!(
+        named
+            .detail
+            .as_deref()
+            .is_some_and(|d| d.contains("200 characters")),
+        "{named:?}"
+    );
+    let refusals = async || {
+        let filter = EventFilter {
+            kinds: vec![EventKind::Attempt],
+            ..EventFilter::default()
+        };
+        let all = store.read(&filter, 100).await.expect("reads");
+        all.iter()
+            .filter(|e| e.after.as_deref() == Some("refused"))
+            .count()
+    };
+    refused(&"x".repeat(64 * 1024)).await;
+    until(
+        "the refusal of a request too large to read is recorded",
+        async || (refusals().await == 2).then_some(()),
+    )
+    .await;
+
+    // Restarted at once: the gap is bridged, the cordon keeps its start and
+    // its reason.
+    drop(console);
+    let console = Process::start(&args).await;
+    until("recording has started again", async || {
+        (count(&store, EventKind::RecordingStarted).await == 2).then_some(())
+    })
+    .await;
+    let again = until("the restarted console reads the journal back", async || {
+        let page = Page::parse(&fetch_page(&console.root, &node_page).await);
+        let since = page.has(".since").then(|| page.text(".since"));
+        since.filter(|s| s.contains(reason))
+    })
+    .await;
+    assert!(
+        again.starts_with("for "),
+        "a restart of seconds is not a gap: {again}"
+    );
+    assert!(again.ends_with(&format!(": {reason}")), "{again}");
+}
+
+#[tokio::test]
+async fn two_consoles_on_one_postgres_record_each_change_once_and_take_over() {
+    let server = Postgres::start().await;
+    let simulator = Process::simulator().await;
+    let args = console_args(&simulator, ["--database", &server.url]);
+    let first = Process::start(&args).await;
+    let second = Process::start(&args).await;
+    let store = JournalStore::open(&server.url)
+        .await
+        .expect("the database answers");
+    until("one of them records", async || {
+        (count(&store, EventKind::RecordingStarted).await == 1).then_some(())
+    })
+    .await;
+
+    let ready = nodes_in(&simulator, "ready").await;
+    set_state_upstream(&simulator, &ready[0], "cordoned").await;
+    until("the change is recorded", async || {
+        (!of_node(&store, &ready[0]).await.is_empty()).then_some(())
+    })
+    .await;
+    // A few more periods: the other console has not recorded it too.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(of_node(&store, &ready[0]).await.len(), 1, "recorded once");
+    assert_eq!(count(&store, EventKind::RecordingStarted).await, 1);
+
+    // The recording console dies; the other takes over within its lease.
+    let holder = store
+        .lease_holder()
+        .await
+        .expect("the lease reads")
+        .expect("held");
+    let (dead, alive) = if holder.starts_with(&format!("{}-", first.pid())) {
+        (first, second)
+    } else {
+        (second, first)
+    };
+    drop(dead);
+    until("the other console takes over", async || {
+        (count(&store, EventKind::RecordingStarted).await == 2).then_some(())
+    })
+    .await;
+    set_state_upstream(&simulator, &ready[1], "draining").await;
+    until("the survivor records", async || {
+        (!of_node(&store, &ready[1]).await.is_empty()).then_some(())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let events = of_node(&store, &ready[1]).await;
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0].after.as_deref(), Some("draining"));
+    drop(alive);
+}
+
+#[tokio::test]
+async fn a_console_killed_while_it_writes_leaves_a_journal_that_opens() {
+    // A large cluster, so that each period writes and a kill often lands
+    // in the middle of it.
+    let simulator = Process::simulator_of(&["--nodes", "3000", "--models", "300"]).await;
+    let dir = TempDir::new("journal-kill");
+    let data = dir.0.display().to_string();
+    let args = console_args(&simulator, ["--data-dir", &data]);
+    let store = JournalStore::open(&sqlite_url(&dir.0))
+        .await
+        .expect("opens");
+    for round in 1..=4 {
+        let console = Process::start(&args).await;
+        until("recording has started", async || {
+            (count(&store, EventKind::RecordingStarted).await == round).then_some(())
+        })
+        .await;
+        let ready = nodes_in(&simulator, "ready").await;
+        for node in ready.iter().take(200) {
+            set_state_upstream(&simulator, node, "cordoned").await;
+        }
+        tokio::time::sleep(Duration::from_millis(700 + 150 * round as u64)).await;
+        drop(console); // SIGKILL
+        for node in ready.iter().take(200) {
+            set_state_upstream(&simulator, node, "ready").await;
+        }
+    }
+    assert_eq!(store.integrity().await.expect("checks"), "ok");
+    let reopened = JournalStore::open(&sqlite_url(&dir.0))
+        .await
+        .expect("opens after the kills");
+    assert!(
+        !reopened
+            .read(&EventFilter::default(), 10)
+            .await
+            .expect("reads")
+            .is_empty()
+    );
+}
