@@ -18,7 +18,19 @@ use futures_util::stream::FuturesUnordered;
 /// A load balancer's check gives up after a few seconds; so does this one.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// Ready or not as the admin APIs say; the journal's database, when it
+/// does not answer, is said on a line of its own but keeps no console out
+/// of the load balancer: the live views do not need it, and on a shared
+/// database every console would be out at once.
 pub async fn readyz(State(console): State<ConsoleContext>) -> (StatusCode, String) {
+    let (status, mut text) = admin_apis_ready(&console).await;
+    if let Some(error) = console.journal.error() {
+        text.push_str(&format!("journal: not written: {error}\n"));
+    }
+    (status, text)
+}
+
+async fn admin_apis_ready(console: &ConsoleContext) -> (StatusCode, String) {
     let fresh = console.ui.refresh_period() * 2;
     if console.clusters.iter().any(|c| {
         c.admin_api

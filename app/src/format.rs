@@ -175,6 +175,18 @@ pub fn civil_date(secs: i64) -> (i64, i64, i64) {
     (yoe + era * 400 + i64::from(month <= 2), month, day)
 }
 
+/// `secs` since the Unix epoch as RFC 3339 UTC ("2026-11-30T17:04:03Z").
+pub fn rfc3339(secs: i64) -> String {
+    let (year, month, day) = civil_date(secs);
+    let rem = secs.rem_euclid(86_400);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
 /// A moment as an operator reads it beside "now", in UTC: "09:12" today,
 /// "Tue 02:10" within the week, "2026-11-28 09:12" before.
 pub fn moment(at: i64, now: i64) -> String {

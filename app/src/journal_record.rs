@@ -101,6 +101,33 @@ impl EventKind {
         }
     }
 
+    /// The events page's words for it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::RecordingStarted => "recording started",
+            Self::NodeAppeared => "node appeared",
+            Self::NodeGone => "node gone",
+            Self::NodeState => "node state",
+            Self::NodeSilent => "node stopped reporting",
+            Self::NodeReporting => "node reporting again",
+            Self::GpuUnhealthy => "GPU unhealthy",
+            Self::GpuHealthy => "GPU healthy again",
+            Self::DiskNearlyFull => "disk nearly full",
+            Self::DiskRelieved => "disk relieved",
+            Self::ModelAppeared => "model appeared",
+            Self::ModelGone => "model gone",
+            Self::ModelStatus => "model status",
+            Self::BelowMinimum => "below its minimum",
+            Self::BackToMinimum => "back to its minimum",
+            Self::PlacementReason => "placement reason",
+            Self::ReplicaAppeared => "replica appeared",
+            Self::ReplicaFailed => "replica failed",
+            Self::ReplicaState => "replica state",
+            Self::ReplicaGone => "replica gone",
+            Self::Attempt => "change through the console",
+        }
+    }
+
     pub fn parse(word: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|k| k.as_str() == word)
     }

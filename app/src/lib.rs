@@ -13,6 +13,7 @@ pub mod audit_record;
 pub mod cluster_tag;
 pub mod components;
 pub mod error;
+pub mod events_query;
 pub mod fixes;
 pub mod format;
 pub mod joins;
@@ -86,6 +87,7 @@ pub fn App() -> impl IntoView {
             <TabPulse />
             <Shortcuts />
             <Header ui=ui.clone() />
+            <JournalDown error=ui.journal_error.clone() />
             <main>
                 <Routes fallback=NotFound>
                     <Route path=site_map::OVERVIEW.route() view=Home ssr=SsrMode::Async />
@@ -95,6 +97,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/models/*rest") view=pages::PlacementPage ssr=SsrMode::Async />
                     <Route path=site_map::REPLICAS.route() view=pages::ReplicasPage ssr=SsrMode::Async />
                     <Route path=site_map::WEIGHTS.route() view=pages::WeightsPage ssr=SsrMode::Async />
+                    <Route path=site_map::EVENTS.route() view=pages::EventsPage ssr=SsrMode::Async />
                     <Route path=site_map::AUDIT.route() view=pages::AuditPage ssr=SsrMode::Async />
                     <Route path=path!("/wall") view=pages::WallPage ssr=SsrMode::Async />
                     <Route path=site_map::WALL_SETUP.route() view=pages::WallSetupPage ssr=SsrMode::Async />
@@ -115,6 +118,22 @@ fn Home() -> impl IntoView {
     } else {
         view! { <pages::OverviewPage /> }.into_any()
     }
+}
+
+/// Said on every page while the journal's database does not answer: the
+/// live views go on, and "since when" and the events are not being kept.
+#[component]
+fn JournalDown(error: Option<String>) -> impl IntoView {
+    error.map(|error| {
+        view! {
+            <p class="warn journal-down" role="status">
+                "The journal is not being written: its database does not answer ("
+                {error}
+                "). The live views are unaffected; what happens now waits in memory \
+                 and is written when the database answers again."
+            </p>
+        }
+    })
 }
 
 /// The navigation, on every page but the wall screen: nothing there is

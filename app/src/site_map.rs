@@ -23,12 +23,13 @@ pub const NODES: Destination = Destination::new("/nodes", "Nodes", "Nodes", 'n')
 pub const MODELS: Destination = Destination::new("/models", "Models", "Models", 'm');
 pub const REPLICAS: Destination = Destination::new("/replicas", "Replicas", "Replicas", 'r');
 pub const WEIGHTS: Destination = Destination::new("/weights", "Orphaned weights", "Weights", 'w');
+pub const EVENTS: Destination = Destination::new("/events", "Events", "Events", 'e');
 pub const AUDIT: Destination = Destination::new("/audit", "Audit", "Audit", 'a');
 pub const WALL_SETUP: Destination = Destination::new("/wall/setup", "Wall screen", "Wall", 's');
 
 /// In the header's order.
-pub const DESTINATIONS: [Destination; 7] = [
-    OVERVIEW, NODES, MODELS, REPLICAS, WEIGHTS, AUDIT, WALL_SETUP,
+pub const DESTINATIONS: [Destination; 8] = [
+    OVERVIEW, NODES, MODELS, REPLICAS, WEIGHTS, EVENTS, AUDIT, WALL_SETUP,
 ];
 
 impl Destination {

@@ -48,6 +48,10 @@ pub struct UiSettings {
     /// server only, so never written into every page's settings.
     #[serde(skip)]
     pub team_links: Vec<crate::team_links::LinkTemplate>,
+    /// Why the journal's database does not answer, while it does not. Set
+    /// per request, rendered on the server only.
+    #[serde(skip)]
+    pub journal_error: Option<String>,
 }
 
 impl Default for UiSettings {
@@ -63,6 +67,7 @@ impl Default for UiSettings {
             theme: Theme::default(),
             rendered_at: None,
             team_links: Vec::new(),
+            journal_error: None,
         }
     }
 }

@@ -95,6 +95,12 @@ fn as_server_user(program: PathBuf) -> Command {
 impl Postgres {
     /// Starts a server and waits until it takes connections.
     pub async fn start() -> Self {
+        Self::start_on(free_port()).await
+    }
+
+    /// Starts a server on `port`, where a console may already be trying to
+    /// reach it.
+    pub async fn start_on(port: u16) -> Self {
         let bin = postgres_bin();
         let dir = TempDir::new("postgres");
         let data = dir.0.join("data");
@@ -115,7 +121,6 @@ impl Postgres {
             "initdb: {}",
             String::from_utf8_lossy(&init.stderr)
         );
-        let port = free_port();
         let server = as_server_user(bin.join("postgres"))
             .arg("-D")
             .arg(&data)

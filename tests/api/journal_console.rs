@@ -324,3 +324,174 @@ async fn a_console_killed_while_it_writes_leaves_a_journal_that_opens() {
             .is_empty()
     );
 }
+
+#[tokio::test]
+async fn a_database_that_is_down_is_said_everywhere_and_caught_up_when_it_is_back() {
+    let simulator = Process::simulator().await;
+    let port = crate::helpers::free_port();
+    let url = format!("postgres://postgres:s3cret@127.0.0.1:{port}/postgres");
+    let args = console_args(&simulator, ["--database", &url]);
+    let console = Process::start(&args).await;
+
+    // The live views go on; every page and /readyz say the journal is not
+    // written, without the password.
+    let text = until("/readyz says the journal is not written", async || {
+        let readyz = http()
+            .get(format!("{}/readyz", console.root))
+            .send()
+            .await
+            .expect("answers");
+        assert_eq!(readyz.status(), 200, "the live views need no database");
+        let text = readyz.text().await.expect("text");
+        text.contains("journal: not written").then_some(text)
+    })
+    .await;
+    assert!(text.contains("journal: not written"), "{text}");
+    assert!(!text.contains("s3cret"), "{text}");
+    for path in ["/", "/nodes", "/models"] {
+        let page = Page::parse(&fetch_page(&console.root, path).await);
+        assert!(
+            page.has(".journal-down"),
+            "{path} says nothing of the journal"
+        );
+        assert!(
+            page.has("main table") || path == "/",
+            "{path} still shows the cluster"
+        );
+        assert!(!page.text(".journal-down").contains("s3cret"));
+    }
+
+    // A change made meanwhile is carried out, and written once the
+    // database is back.
+    let node = nodes_in(&simulator, "ready").await.remove(0);
+    let answer = http()
+        .post(format!("{}/api/set_node_state", console.url))
+        .form(&[
+            ("node", node.as_str()),
+            ("state", "cordoned"),
+            ("confirm", "yes"),
+            ("reason", "while the journal was down"),
+        ])
+        .send()
+        .await
+        .expect("the console answers");
+    assert_eq!(
+        answer.status(),
+        200,
+        "no journal is no reason to refuse a change the audit log has"
+    );
+    assert!(!nodes_in(&simulator, "ready").await.contains(&node));
+
+    let _server = Postgres::start_on(port).await;
+    let store = until("the database answers", async || {
+        JournalStore::open(&url).await.ok()
+    })
+    .await;
+    let attempt = until(
+        "the attempt made while it was down is written",
+        async || {
+            of_node(&store, &node)
+                .await
+                .into_iter()
+                .find(|e| e.kind == EventKind::Attempt && e.after.as_deref() == Some("done"))
+        },
+    )
+    .await;
+    assert_eq!(
+        attempt.detail.as_deref(),
+        Some("while the journal was down")
+    );
+    until("the pages stop saying so", async || {
+        let page = Page::parse(&fetch_page(&console.root, "/nodes").await);
+        (!page.has(".journal-down")).then_some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_events_page_filters_pages_and_says_what_it_cannot_read() {
+    let simulator = Process::simulator_of(&["--nodes", "200", "--models", "20"]).await;
+    let dir = TempDir::new("journal-events");
+    let data = dir.0.display().to_string();
+    let console = Process::start(&console_args(&simulator, ["--data-dir", &data])).await;
+    let store = JournalStore::open(&sqlite_url(&dir.0))
+        .await
+        .expect("opens");
+    until("recording has started", async || {
+        (count(&store, EventKind::RecordingStarted).await == 1).then_some(())
+    })
+    .await;
+    let ready = nodes_in(&simulator, "ready").await;
+    assert!(ready.len() >= 150, "{}", ready.len());
+    for node in &ready[..150] {
+        set_state_upstream(&simulator, node, "cordoned").await;
+    }
+    until("150 changes are recorded", async || {
+        (count(&store, EventKind::NodeState).await == 150).then_some(())
+    })
+    .await;
+
+    let rows = |page: &Page| page.texts("table.events tbody tr td:nth-child(3)");
+    let first = Page::parse(&fetch_page(&console.root, "/events?kind=node_state").await);
+    let first_rows = rows(&first);
+    assert_eq!(first_rows.len(), 100, "a page holds 100");
+    let older = first
+        .one("a.older")
+        .value()
+        .attr("href")
+        .expect("a link")
+        .to_string();
+    let second = Page::parse(&fetch_page(&console.root, &older.replace("/c/default", "")).await);
+    let second_rows = rows(&second);
+    assert_eq!(second_rows.len(), 50, "the rest");
+    assert!(!second.has("a.older"), "nothing older");
+    let mut all: Vec<String> = first_rows.into_iter().chain(second_rows).collect();
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), 150, "no record twice, none missing");
+
+    // One node's records, on the events page and in its page's history.
+    let node = &ready[7];
+    let of_one = Page::parse(&fetch_page(&console.root, &format!("/events?node={node}")).await);
+    assert_eq!(rows(&of_one), vec![node.clone()]);
+    let node_page = Page::parse(&fetch_page(&console.root, &format!("/nodes/{node}")).await);
+    assert!(
+        node_page
+            .text("section.history")
+            .contains("ready → cordoned")
+    );
+    let overview = Page::parse(&fetch_page(&console.root, "/").await);
+    assert_eq!(
+        overview.texts("section.history tbody tr").len(),
+        10,
+        "the last hour's newest"
+    );
+
+    // What a crafted link carries is shown as text, or said not understood.
+    let crafted = fetch_page(
+        &console.root,
+        "/events?node=%3Cscript%3Ealert(1)%3C%2Fscript%3E&since=yesterday",
+    )
+    .await;
+    assert!(
+        !crafted.contains("<script>alert(1)"),
+        "markup from a link is never markup"
+    );
+    let crafted = Page::parse(&crafted);
+    assert!(
+        crafted.text("main").contains("is not a time"),
+        "{}",
+        crafted.text("main")
+    );
+    let huge = http()
+        .get(format!("{}/events?node={}", console.url, "x".repeat(4_000)))
+        .send()
+        .await
+        .expect("answers");
+    assert!(!huge.status().is_server_error(), "{}", huge.status());
+    let said = Page::parse(&huge.text().await.expect("a page"));
+    assert!(
+        said.text("main").contains("not a name"),
+        "a name longer than any is said to be none"
+    );
+}

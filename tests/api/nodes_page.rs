@@ -209,7 +209,9 @@ async fn a_mostly_placed_catalog_costs_a_node_page_only_its_unplaced_models() {
     assert_eq!(explain_calls(&app), wanted);
     let rejections = lists.rejections_naming(node);
     assert_eq!(
-        page.texts("main section h2").last().cloned(),
+        page.texts("main section h2")
+            .into_iter()
+            .find(|h| h.starts_with("Rejections that name")),
         Some(format!(
             "Rejections that name this node ({})",
             rejections.len()

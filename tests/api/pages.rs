@@ -322,7 +322,9 @@ async fn the_node_page_joins_replicas_and_rejections() {
     assert_eq!(page.texts(".unhealthy-list li"), sick.unhealthy);
     let rejections = lists.rejections_naming(&sick.id);
     assert_eq!(
-        page.texts("main section h2").last().cloned(),
+        page.texts("main section h2")
+            .into_iter()
+            .find(|h| h.starts_with("Rejections that name")),
         Some(format!(
             "Rejections that name this node ({})",
             rejections.len()

@@ -1,6 +1,7 @@
 //! One file per page.
 
 pub mod audit;
+pub mod events;
 pub mod fleet;
 pub mod models;
 pub mod node;
@@ -13,6 +14,7 @@ pub mod wall_setup;
 pub mod weights;
 
 pub use audit::AuditPage;
+pub use events::EventsPage;
 pub use fleet::FleetPage;
 pub use models::ModelsPage;
 pub use node::NodePage;

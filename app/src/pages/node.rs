@@ -36,6 +36,14 @@ pub fn NodePage() -> impl IntoView {
             resource=report
             render={move |report: NodeReport| view! { <Report id=id.get_untracked() report query /> }}
         />
+        <crate::components::History
+            title="History of this node"
+            query=crate::events_query::EventQuery {
+                node: Some(id.get_untracked()),
+                limit: Some(10),
+                ..Default::default()
+            }
+        />
     }
 }
 

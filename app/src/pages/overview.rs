@@ -22,6 +22,14 @@ pub fn OverviewPage() -> impl IntoView {
         <ReceiptBanner />
         <NodeActionDialog />
         <Live resource=snapshot render=move |report| render_overview(report, query) />
+        <crate::components::History
+            title="What changed in the last hour"
+            query=crate::events_query::EventQuery {
+                since: Some("1h".into()),
+                limit: Some(10),
+                ..Default::default()
+            }
+        />
     }
 }
 

@@ -84,8 +84,19 @@ fn Placement(name: String) -> impl IntoView {
         <h1 class="id">{name.clone()}</h1>
         <ReceiptBanner />
         <Live resource=report render={move |report| view! { <Report report query /> }} />
+        <crate::components::History
+            title="History of this model"
+            query=crate::events_query::EventQuery {
+                model: Some(name.clone()),
+                limit: Some(HISTORY),
+                ..Default::default()
+            }
+        />
     }
 }
+
+/// Records in a history section; the rest are on the events page.
+const HISTORY: u32 = 10;
 
 #[component]
 fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {

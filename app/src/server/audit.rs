@@ -322,14 +322,7 @@ impl AuditLog {
 
 /// `secs` since the Unix epoch as RFC 3339 UTC ("2026-11-30T17:04:03Z").
 pub fn rfc3339(secs: u64) -> String {
-    let (year, month, day) = crate::format::civil_date(secs as i64);
-    let rem = secs % 86_400;
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    crate::format::rfc3339(secs as i64)
 }
 
 /// A record of `action` by nobody in particular, for tests and for what

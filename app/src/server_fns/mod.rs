@@ -6,6 +6,7 @@
 
 pub mod audit;
 pub mod cluster;
+pub mod events;
 pub mod fleet;
 pub mod nodes;
 pub mod placement;
@@ -16,7 +17,7 @@ pub mod weights;
 /// The server functions that only read (their endpoint names). Every other
 /// call is an attempt at a change and the router audits it: a new function
 /// missing from this list is audited, never the reverse.
-pub const READS: [&str; 15] = [
+pub const READS: [&str; 16] = [
     "list_nodes",
     "inspect_node",
     "preview_drain",
@@ -32,6 +33,7 @@ pub const READS: [&str; 15] = [
     "read_wall",
     "fleet_overview",
     "read_walls",
+    "list_events",
 ];
 
 /// The functions about every cluster at once, the only ones a request that

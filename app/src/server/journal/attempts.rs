@@ -50,8 +50,9 @@ impl AttemptQueue {
 
     /// Everything waiting, oldest first.
     pub fn take(&self) -> Vec<JournalEvent> {
+        // Taken whole, not drained: a burst's capacity is not kept.
         let mut waiting = self.waiting.lock().unwrap_or_else(PoisonError::into_inner);
-        waiting.drain(..).collect()
+        std::mem::take(&mut *waiting).into()
     }
 
     /// Puts back what could not be written, ahead of what came since.

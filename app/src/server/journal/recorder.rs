@@ -30,9 +30,13 @@ const PENDING_LIMIT: usize = 100_000;
 /// one transaction.
 const ATTEMPTS_GATHER: Duration = Duration::from_millis(200);
 
-/// Records the since index takes in at most per period: more arrive only
-/// when a cluster changes wholesale, and the rest are read the next.
-const FOLLOW_BATCH: u32 = 50_000;
+/// Records the since index takes in at a time: a burst (a cluster that
+/// changes wholesale, a flood of attempts) is read in parts, so that it
+/// never sits in memory whole.
+const FOLLOW_BATCH: u32 = 2_000;
+
+/// A database that does not answer is tried again at least this often.
+const RETRY_AT_MOST: Duration = Duration::from_secs(10);
 
 /// How often old records are pruned.
 const PRUNE_EVERY: Duration = Duration::from_secs(3600);
@@ -164,15 +168,22 @@ impl Recorder {
     /// record of each thing at first, then what was added since, by this
     /// console or another.
     async fn follow(&self, store: &JournalStore) {
-        let last = self.journal.since_index().last_id;
-        let read = if last == 0 {
-            store.latest_states().await
-        } else {
-            store.read_after(last, FOLLOW_BATCH).await
-        };
-        match read {
-            Ok(events) => self.journal.since_index().apply(&events),
-            Err(e) => self.journal.set(Err(&e)),
+        loop {
+            let last = self.journal.since_index().last_id;
+            let read = if last == 0 {
+                store.latest_states().await
+            } else {
+                store.read_after(last, FOLLOW_BATCH).await
+            };
+            match read {
+                Ok(events) => {
+                    self.journal.since_index().apply(&events);
+                    if last == 0 || events.len() < FOLLOW_BATCH as usize {
+                        return;
+                    }
+                }
+                Err(e) => return self.journal.set(Err(&e)),
+            }
         }
     }
 
@@ -210,7 +221,7 @@ impl Recorder {
                 Err(e) => {
                     self.journal.set(Err(&e));
                     tokio::time::sleep(wait).await;
-                    wait = (wait * 2).min(Duration::from_secs(60));
+                    wait = (wait * 2).min(RETRY_AT_MOST);
                 }
             }
         }

@@ -5,15 +5,27 @@
 
 use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
 
+use std::collections::VecDeque;
+use std::sync::Arc;
+
 use super::since::SinceIndex;
-use super::store::{JournalStore, StoreError};
-use crate::journal_record::StateSince;
+use super::store::{EventFilter, JournalStore, StoreError};
+use crate::journal_record::{JournalEvent, StateSince};
+
+/// Answers kept for pages that ask the same: open pages read again on
+/// every change of the cluster, and a hundred viewers of one events page
+/// must cost the database one query, not a hundred.
+const SHARED_ANSWERS: usize = 64;
+
+type Answer = (EventFilter, u32, i64, Arc<Vec<JournalEvent>>);
 
 #[derive(Debug, Default)]
 pub struct Journal {
     error: Mutex<Option<String>>,
     store: OnceLock<JournalStore>,
     since: RwLock<SinceIndex>,
+    /// Recent answers, with the newest record they saw; newest last.
+    answers: Mutex<VecDeque<Answer>>,
 }
 
 impl Journal {
@@ -57,6 +69,33 @@ impl Journal {
 
     fn read_index(&self) -> std::sync::RwLockReadGuard<'_, SinceIndex> {
         self.since.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// `store.read(filter, limit)`, shared with every page that asked the
+    /// same since the journal last grew (as this console last read it).
+    pub async fn read_shared(
+        &self,
+        store: &JournalStore,
+        filter: &EventFilter,
+        limit: u32,
+    ) -> Result<Vec<JournalEvent>, StoreError> {
+        let newest = self.read_index().last_id;
+        let lock = || self.answers.lock().unwrap_or_else(PoisonError::into_inner);
+        let kept = lock()
+            .iter()
+            .find(|(f, l, seen, _)| f == filter && *l == limit && *seen == newest)
+            .map(|(_, _, _, events)| events.clone());
+        if let Some(events) = kept {
+            return Ok(events.as_ref().clone());
+        }
+        let events = Arc::new(store.read(filter, limit).await?);
+        let mut answers = lock();
+        answers.retain(|(f, l, _, _)| !(f == filter && *l == limit));
+        if answers.len() >= SHARED_ANSWERS {
+            answers.pop_front();
+        }
+        answers.push_back((filter.clone(), limit, newest, events.clone()));
+        Ok(events.as_ref().clone())
     }
 
     /// Since when `node` has been `state` (llmgw's word), and who put it

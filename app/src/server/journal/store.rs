@@ -10,8 +10,9 @@ use sqlx::{AnyPool, Executor, Row};
 
 use crate::journal_record::{EventKind, JournalEvent};
 
-/// Rows in one INSERT: SQLite takes at most 32,766 parameters a statement.
-const ROWS_PER_INSERT: usize = 500;
+/// Rows in one INSERT: its SQL and values are held at once, so a burst is
+/// written in parts (SQLite would take up to 3,276 rows of ten).
+const ROWS_PER_INSERT: usize = 100;
 
 /// The columns of a record after its id, in the order every statement uses.
 const COLUMNS: &str =
@@ -70,8 +71,9 @@ impl JournalStore {
         };
         let pool = AnyPoolOptions::new()
             .max_connections(match backend {
-                // One writer at a time anyway; a reader beside it.
-                Backend::Sqlite => 2,
+                // One writer at a time anyway, and each connection is a
+                // thread of its own whose allocations stay with it: one.
+                Backend::Sqlite => 1,
                 Backend::Postgres => 4,
             })
             .acquire_timeout(Duration::from_secs(5))

@@ -1,0 +1,106 @@
+//! The journal's records as a table, for the events page, and a page's
+//! history section: its few newest records, live, with a link to the rest.
+
+use leptos::prelude::*;
+
+use crate::events_query::EventQuery;
+use crate::format;
+use crate::journal_record::{EventKind, JournalEvent};
+use crate::live::Live;
+use crate::server_fns::events::{EventsPage as Records, list_events};
+use crate::urls;
+
+/// Records as a table: when, what, about what, the change, who, and why.
+/// `paged`: with the link to older records (the events page); a history
+/// section links to the events page instead.
+#[component]
+pub fn EventTable(records: Records, query: EventQuery, paged: bool) -> impl IntoView {
+    let now = records.now;
+    let problems = records.problems.clone();
+    if let Some(why) = records.unavailable {
+        return view! {
+            <p class="warn" role="status">{format!("The journal cannot be read now: {why}.")}</p>
+        }
+        .into_any();
+    }
+    let empty = records.events.is_empty();
+    let older = records.older.filter(|_| paged).map(|before| {
+        let next = EventQuery {
+            before: Some(before),
+            ..query.clone()
+        };
+        view! { <a class="older" href=format!("{}?{}", urls::scoped("/events"), next.to_query(true))>"Older records →"</a> }
+    });
+    let more = (!paged && records.older.is_some()).then(|| {
+        let all = EventQuery {
+            limit: None,
+            ..query.clone()
+        };
+        view! { <a class="older" href=format!("{}?{}", urls::scoped("/events"), all.to_query(false))>"All of them on the events page →"</a> }
+    });
+    let newest = (paged && query.before.is_some()).then(|| {
+        view! { <a href=format!("{}?{}", urls::scoped("/events"), query.to_query(false))>"← Newest"</a> }
+    });
+    view! {
+        {problems.into_iter().map(|p| view! { <p class="warn">{p}</p> }).collect_view()}
+        {if empty {
+            view! { <p class="empty">"The journal holds nothing of that."</p> }.into_any()
+        } else {
+            view! {
+                <table class="data events">
+                    <thead>
+                        <tr><th>"When"</th><th>"What"</th><th>"Of"</th><th>"Change"</th><th>"By"</th><th>"Detail"</th></tr>
+                    </thead>
+                    <tbody>
+                        {records.events.into_iter().map(|e| view! { <EventRow e now /> }).collect_view()}
+                    </tbody>
+                </table>
+            }
+                .into_any()
+        }}
+        <p class="paging">{newest} " " {older} {more}</p>
+    }
+    .into_any()
+}
+
+#[component]
+fn EventRow(e: JournalEvent, now: i64) -> impl IntoView {
+    let of = match (&e.node, &e.model, &e.replica) {
+        (Some(node), _, _) => view! { <a href=urls::node(node)>{node.clone()}</a> }.into_any(),
+        (None, Some(model), replica) => view! {
+            <a href=urls::placement(model)>{model.clone()}</a>
+            {replica.clone().map(|r| view! { " " <code>{r}</code> })}
+        }
+        .into_any(),
+        _ => view! { {format::DASH} }.into_any(),
+    };
+    let change = match (&e.before, &e.after) {
+        (_, _) if e.kind == EventKind::RecordingStarted => String::new(),
+        (Some(before), Some(after)) => format!("{before} → {after}"),
+        (None, Some(after)) => after.clone(),
+        _ => String::new(),
+    };
+    view! {
+        <tr data-kind=e.kind.as_str()>
+            <td title=format::rfc3339(e.at)>{format::moment(e.at, now)}</td>
+            <td>{e.kind.label()}</td>
+            <td>{of}</td>
+            <td>{change}</td>
+            <td>{e.actor.clone().unwrap_or_default()}</td>
+            <td>{e.detail.clone().unwrap_or_default()}</td>
+        </tr>
+    }
+}
+
+/// A page's history: its few newest records of the journal, live.
+#[component]
+pub fn History(title: &'static str, query: EventQuery) -> impl IntoView {
+    let shown = query.clone();
+    let records = Resource::new(move || query.to_query(true), list_events);
+    view! {
+        <section class="history">
+            <h2>{title}</h2>
+            <Live resource=records render=move |records: Records| view! { <EventTable records query=shown.clone() paged=false /> } />
+        </section>
+    }
+}
