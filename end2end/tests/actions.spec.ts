@@ -26,6 +26,27 @@ test('a drain shows its preview, is confirmed, and the node drains', async ({ pa
   }).toPass({ timeout: 15_000 });
 });
 
+test('a cordon keeps its reason, shown beside the state and in the history', async ({ page }, testInfo) => {
+  const { nodes } = await cluster(testInfo);
+  const node = nodes.find((n) => n.state === 'ready')!.id;
+  const reason = `NVLink errors, RMA ${testInfo.project.name}`;
+  await page.goto(`/nodes/${encodeURIComponent(node)}`);
+  if (withJs(testInfo)) await waitForIslands(page);
+  await page.getByRole('link', { name: `Cordon ${node}` }).click();
+  const dialog = page.getByRole('dialog', { name: `Cordon ${node}?` });
+  await dialog.getByLabel(/Reason/).fill(reason);
+  await dialog.getByRole('button', { name: `Cordon ${node}` }).click();
+  await expect(page.getByRole('status').first()).toContainText(`${node} is now cordoned`);
+  // The journal has it within a period or two; the page says it on its next read.
+  await expect(async () => {
+    await page.goto(`/nodes/${encodeURIComponent(node)}`);
+    await expect(page.locator('.facts .since')).toContainText(`: ${reason}`, { timeout: 500 });
+  }).toPass({ timeout: 15_000 });
+  await expect(page.locator('.facts .since')).toContainText(/^for \d+ s \(since \d\d:\d\d UTC\)/);
+  await expect(page.locator('section.history')).toContainText(reason);
+  await expect(page.locator('section.history')).toContainText('ready → cordoned');
+});
+
 test('uncordon needs no confirmation', async ({ page }, testInfo) => {
   const { nodes } = await cluster(testInfo);
   const node = nodes.find((n) => n.state === 'ready')!.id;

@@ -19,7 +19,7 @@ pub fn EventTable(records: Records, query: EventQuery, paged: bool) -> impl Into
     let problems = records.problems.clone();
     if let Some(why) = records.unavailable {
         return view! {
-            <p class="warn" role="status">{format!("The journal cannot be read now: {why}.")}</p>
+            <p class="warn journal-unread">{format!("The journal cannot be read now: {why}.")}</p>
         }
         .into_any();
     }

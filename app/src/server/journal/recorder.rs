@@ -23,7 +23,7 @@ use crate::server::clusters::Cluster;
 use crate::server::signing::unix_now;
 
 /// Records waiting for a database that was down, at most: past this the
-/// oldest are dropped and the gap is said with a new start of recording.
+/// oldest are dropped, and the log says how many.
 const PENDING_LIMIT: usize = 100_000;
 
 /// How long attempts gather before they are written: a burst of them is
