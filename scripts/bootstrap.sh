@@ -308,6 +308,14 @@ else
   die "chromedriver: none found; install the ChromeDriver of your Chromium and set CHROMEDRIVER to it"
 fi
 
+# A service a package started: the tests run servers of their own.
+stop_service() {
+  if command -v systemctl >/dev/null && systemctl is-active --quiet "$1" 2>/dev/null; then
+    say "stopping the $1 service the package started (the tests run their own)"
+    as_root systemctl disable --now "$1" >/dev/null 2>&1 || true
+  fi
+}
+
 # --- 8. Prometheus for the metrics tests -------------------------------------
 # `promtool` checks what /metrics writes and the shipped alert rules, and a
 # real Prometheus server scrapes a console (tests/api/metrics.rs). Debian's
@@ -319,10 +327,7 @@ if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then
   apt_install --no-install-recommends prometheus
   # Debian starts it as a service on :9090, the admin API's usual port;
   # the tests need only the programs.
-  if command -v systemctl >/dev/null && systemctl is-active --quiet prometheus 2>/dev/null; then
-    say "stopping the prometheus service the package started (the tests run their own)"
-    as_root systemctl disable --now prometheus >/dev/null 2>&1 || true
-  fi
+  stop_service prometheus
 fi
 
 # --- 9. PostgreSQL for the journal tests --------------------------------------
@@ -334,10 +339,7 @@ if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb 
   command -v apt-get >/dev/null ||
     die "postgresql: install PostgreSQL's server programs (initdb, postgres) on PATH for the journal tests"
   apt_install --no-install-recommends postgresql
-  if command -v systemctl >/dev/null && systemctl is-active --quiet postgresql 2>/dev/null; then
-    say "stopping the postgresql service the package started (the tests run their own)"
-    as_root systemctl disable --now postgresql >/dev/null 2>&1 || true
-  fi
+  stop_service postgresql
 fi
 
 say "ready to test"

@@ -54,6 +54,21 @@ async fn set_state_upstream(simulator: &Process, node: &str, state: &str) {
     assert!(answer.status().is_success(), "{}", answer.status());
 }
 
+/// Asks the console to cordon `node`, with `reason`, as its dialog does.
+async fn cordon(console: &Process, node: &str, reason: &str) -> reqwest::Response {
+    http()
+        .post(format!("{}/api/set_node_state", console.url))
+        .form(&[
+            ("node", node),
+            ("state", "cordoned"),
+            ("confirm", "yes"),
+            ("reason", reason),
+        ])
+        .send()
+        .await
+        .expect("the console answers")
+}
+
 async fn of_node(store: &JournalStore, node: &str) -> Vec<JournalEvent> {
     let filter = EventFilter {
         node: Some(node.to_string()),
@@ -107,17 +122,7 @@ async fn a_cordon_keeps_its_reason_and_its_start_across_a_restart() {
     let ready = nodes_in(&simulator, "ready").await;
     let (node, other) = (&ready[0], &ready[1]);
     let reason = "NVLink errors, RMA 4411";
-    let answer = http()
-        .post(format!("{}/api/set_node_state", console.url))
-        .form(&[
-            ("node", node.as_str()),
-            ("state", "cordoned"),
-            ("confirm", "yes"),
-            ("reason", reason),
-        ])
-        .send()
-        .await
-        .expect("the console answers");
+    let answer = cordon(&console, node.as_str(), reason).await;
     assert_eq!(answer.status(), 200);
 
     // The attempt, with its reason, and the transition llmgw then lists.
@@ -161,17 +166,7 @@ async fn a_cordon_keeps_its_reason_and_its_start_across_a_restart() {
     // A reason longer than a line, or a 64 KiB one, is refused before
     // anything is sent, and each refusal is recorded too.
     let refused = async |reason: &str| {
-        let answer = http()
-            .post(format!("{}/api/set_node_state", console.url))
-            .form(&[
-                ("node", other.as_str()),
-                ("state", "cordoned"),
-                ("confirm", "yes"),
-                ("reason", reason),
-            ])
-            .send()
-            .await
-            .expect("the console answers");
+        let answer = cordon(&console, other.as_str(), reason).await;
         assert!(answer.status().is_client_error(), "{}", answer.status());
         assert!(
             nodes_in(&simulator, "ready").await.contains(other),
@@ -364,17 +359,7 @@ async fn a_database_that_is_down_is_said_everywhere_and_caught_up_when_it_is_bac
     // A change made meanwhile is carried out, and written once the
     // database is back.
     let node = nodes_in(&simulator, "ready").await.remove(0);
-    let answer = http()
-        .post(format!("{}/api/set_node_state", console.url))
-        .form(&[
-            ("node", node.as_str()),
-            ("state", "cordoned"),
-            ("confirm", "yes"),
-            ("reason", "while the journal was down"),
-        ])
-        .send()
-        .await
-        .expect("the console answers");
+    let answer = cordon(&console, node.as_str(), "while the journal was down").await;
     assert_eq!(
         answer.status(),
         200,
