@@ -51,8 +51,11 @@ pub fn moment_of(text: &str, now: i64) -> Option<i64> {
     let mut t = time.splitn(3, ':').map(|p| p.parse::<i64>().ok());
     let (h, mi) = (t.next()??, t.next().unwrap_or(Some(0))?);
     let s = t.next().unwrap_or(Some(0))?;
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&da) || h > 23 || mi > 59 || s > 59 || y < 1970
-    {
+    let within = |v: i64, hi: i64| (0..=hi).contains(&v);
+    if !(1970..=9999).contains(&y) || !(1..=12).contains(&mo) || !(1..=31).contains(&da) {
+        return None;
+    }
+    if !within(h, 23) || !within(mi, 59) || !within(s, 59) {
         return None;
     }
     Some(days_from_civil(y, mo, da) * 86_400 + h * 3600 + mi * 60 + s)
@@ -186,6 +189,8 @@ mod tests {
             "99999999999999d",
             "-1h",
             "2026-12-01T25:00",
+            "2026-12-01T-5:00",
+            "9999999999999-01-01",
         ] {
             assert_eq!(moment_of(bad, now), None, "{bad}");
         }

@@ -161,6 +161,16 @@ async fn a_database_that_is_not_there_is_said_with_its_address_and_no_password()
         .to_string();
     assert!(error.contains(&format!("127.0.0.1:{port}")), "{error}");
     assert!(!error.contains("s3cret"), "{error}");
+    let url = format!("postgres://alice@127.0.0.1:{port}/journal?sslmode=disable&password=s3cret");
+    let error = JournalStore::open(&url)
+        .await
+        .expect_err("nothing listens")
+        .to_string();
+    assert!(!error.contains("s3cret"), "nor in its query: {error}");
+    assert!(
+        error.contains("sslmode=disable"),
+        "the rest of the address is said: {error}"
+    );
     let error = JournalStore::open("mysql://x")
         .await
         .expect_err("not ours")

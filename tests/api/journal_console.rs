@@ -153,7 +153,7 @@ async fn a_cordon_keeps_its_reason_and_its_start_across_a_restart() {
         async || {
             let page = Page::parse(&fetch_page(&console.root, &node_page).await);
             let since = page.has(".since").then(|| page.text(".since"));
-            since.filter(|s| s.contains(reason))
+            since.filter(|s| s.contains(reason) && s.starts_with("for "))
         },
     )
     .await;
@@ -216,7 +216,7 @@ async fn a_cordon_keeps_its_reason_and_its_start_across_a_restart() {
     let again = until("the restarted console reads the journal back", async || {
         let page = Page::parse(&fetch_page(&console.root, &node_page).await);
         let since = page.has(".since").then(|| page.text(".since"));
-        since.filter(|s| s.contains(reason))
+        since.filter(|s| s.contains(reason) && s.starts_with("for "))
     })
     .await;
     assert!(

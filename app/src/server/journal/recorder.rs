@@ -105,7 +105,7 @@ impl Recorder {
             leading = now_leading;
             let at = unix_now() as i64;
             for f in &mut followed {
-                let reading = self.read(&f.cluster, leading).await;
+                let mut reading = self.read(&f.cluster, leading).await;
                 if leading {
                     let cluster = &f.cluster.tag.id;
                     match &f.last {
@@ -113,10 +113,16 @@ impl Recorder {
                         None => pending.push(self.started(&store, cluster, at).await),
                     }
                 }
+                // A list that did not answer keeps its last answer: the
+                // first good read after llmgw was away is compared with the
+                // last good one before, so what changed meanwhile is
+                // recorded (when it was seen), not lost.
+                if let Some(last) = f.last.take() {
+                    reading.carry_forward(last);
+                }
                 f.last = Some(reading);
             }
-            if !leading {
-                pending.clear();
+            if !leading && pending.is_empty() {
                 continue;
             }
             if pending.len() > PENDING_LIMIT {
@@ -127,8 +133,15 @@ impl Recorder {
                     "journal records dropped while the database was down"
                 );
             }
+            // What waited while the database was away is written even by a
+            // console that has since lost the lease: it is its record of a
+            // time before the new holder's start.
             let written = store.append(&pending).await;
             self.journal.set(written.as_ref().map(|_| ()));
+            if written.is_ok() && !leading {
+                pending.clear();
+                continue;
+            }
             if written.is_ok() {
                 pending.clear();
                 let ids: Vec<&str> = followed.iter().map(|f| f.cluster.tag.id.as_str()).collect();

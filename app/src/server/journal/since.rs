@@ -118,17 +118,20 @@ impl SinceIndex {
     pub fn node(&self, cluster: &str, node: &str, state: &str) -> Option<StateSince> {
         let k = (cluster.to_string(), node.to_string());
         let mut since = self.since(cluster, self.nodes.get(&k), state)?;
+        // The console's change is the cause of a state seen to begin about
+        // when it was made, or, where the start is not known, of a state
+        // it was made within. One made long after the state began (a
+        // second cordon of a cordoned node) is not its cause.
         if let Some(change) = self.changes.get(&k)
             && change.state == state
-            && change.at + ATTEMPT_LEAD >= since.at
+            && if since.at_least {
+                change.at >= since.at
+            } else {
+                (change.at - since.at).abs() <= ATTEMPT_LEAD
+            }
         {
             since.by = change.actor.clone();
             since.reason = change.reason.clone();
-            // Accepted by llmgw then, before the next read saw it.
-            if since.at_least && change.at >= since.at {
-                since.at = change.at;
-                since.at_least = false;
-            }
         }
         Some(since)
     }
@@ -210,7 +213,8 @@ mod tests {
         ]);
         assert_eq!(ix.last_id, 3);
         // Before the next read sees it, the change made through the
-        // console dates it.
+        // console is named, but dates nothing: the node may have been
+        // cordoned before.
         let mut early = SinceIndex::default();
         early.apply(&[
             at(1, JournalEvent::new(100, "eu", EventKind::RecordingStarted)),
@@ -221,8 +225,25 @@ mod tests {
             .expect("changed through the console");
         assert_eq!(
             (since.at, since.at_least, since.by.as_deref()),
-            (150, false, Some("alice"))
+            (100, true, Some("alice"))
         );
+        // A second cordon hours after the state began is not its cause.
+        let mut late = SinceIndex::default();
+        late.apply(&[
+            at(1, JournalEvent::new(100, "eu", EventKind::RecordingStarted)),
+            at(
+                2,
+                JournalEvent::new(160, "eu", EventKind::NodeState)
+                    .node("n1")
+                    .change("ready", "cordoned"),
+            ),
+            JournalEvent {
+                id: 3,
+                ..ix_attempt(160 + 3 * 3600)
+            },
+        ]);
+        let since = late.node("eu", "n1", "cordoned").expect("seen");
+        assert_eq!((since.at, since.by), (160, None));
         let since = ix.node("eu", "n1", "cordoned").expect("seen");
         assert_eq!((since.at, since.at_least), (160, false));
         assert_eq!(since.by.as_deref(), Some("alice"));

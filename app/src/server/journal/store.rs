@@ -173,15 +173,15 @@ impl JournalStore {
             for e in chunk {
                 query = query
                     .bind(e.at)
-                    .bind(e.cluster.clone())
+                    .bind(storable(&e.cluster))
                     .bind(e.kind.as_str())
-                    .bind(e.node.clone())
-                    .bind(e.model.clone())
-                    .bind(e.replica.clone())
-                    .bind(e.before.clone())
-                    .bind(e.after.clone())
-                    .bind(e.actor.clone())
-                    .bind(e.detail.clone());
+                    .bind(e.node.as_deref().map(storable))
+                    .bind(e.model.as_deref().map(storable))
+                    .bind(e.replica.as_deref().map(storable))
+                    .bind(e.before.as_deref().map(storable))
+                    .bind(e.after.as_deref().map(storable))
+                    .bind(e.actor.as_deref().map(storable))
+                    .bind(e.detail.as_deref().map(storable));
             }
             query.execute(&mut *tx).await?;
         }
@@ -406,6 +406,13 @@ impl JournalStore {
     }
 }
 
+/// `text` as both databases keep it: PostgreSQL's text cannot hold a NUL,
+/// which a hostile request or a lying admin API may carry, and one such
+/// record would fail its whole batch again and again.
+fn storable(text: &str) -> String {
+    text.replace('\0', "\u{FFFD}")
+}
+
 fn event_of(row: &AnyRow) -> Option<JournalEvent> {
     let text = |i: usize| row.try_get::<Option<String>, _>(i).ok().flatten();
     Some(JournalEvent {
@@ -423,16 +430,31 @@ fn event_of(row: &AnyRow) -> Option<JournalEvent> {
     })
 }
 
-/// `url` without its password, for messages.
+/// `url` without its password, for messages: in its user part, and in
+/// its query (`?password=…`, which PostgreSQL's URLs take too).
 pub fn redacted(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    match rest.rsplit_once('@') {
-        Some((credentials, host)) => {
-            let user = credentials.split(':').next().unwrap_or_default();
-            format!("{scheme}://{user}:***@{host}")
-        }
+    let (url, query) = url.split_once('?').unwrap_or((url, ""));
+    let query: Vec<String> = query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('=') {
+            Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
+            _ => p.to_string(),
+        })
+        .collect();
+    let url = match url.split_once("://") {
+        Some((scheme, rest)) => match rest.rsplit_once('@') {
+            Some((credentials, host)) => {
+                let user = credentials.split(':').next().unwrap_or_default();
+                format!("{scheme}://{user}:***@{host}")
+            }
+            None => url.to_string(),
+        },
         None => url.to_string(),
+    };
+    if query.is_empty() {
+        url
+    } else {
+        format!("{url}?{}", query.join("&"))
     }
 }

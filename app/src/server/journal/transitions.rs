@@ -22,6 +22,19 @@ pub struct Reading {
     pub headlines: HashMap<String, String>,
 }
 
+impl Reading {
+    /// Fills each list that did not answer with `last`'s.
+    pub fn carry_forward(&mut self, last: Reading) {
+        self.nodes = self.nodes.take().or(last.nodes);
+        self.replicas = self.replicas.take().or(last.replicas);
+        // The headlines go with the catalog they were read for.
+        if self.models.is_none() {
+            self.models = last.models;
+            self.headlines = last.headlines;
+        }
+    }
+}
+
 /// The records that take `before` to `after`, read at `at` in `cluster`.
 /// A list that did not answer in either read is skipped: a failed read is
 /// not every node going away.
@@ -358,6 +371,14 @@ mod tests {
         let failed = Reading::default();
         assert!(between("c", &a, &failed, 1).is_empty());
         assert!(between("c", &failed, &a, 2).is_empty());
+        // Carried over the failure, the change made meanwhile is seen.
+        let mut kept = Reading::default();
+        kept.carry_forward(copied(&a));
+        let back = reading(vec![node("n1", NodeState::Cordoned)], vec![], vec![]);
+        assert_eq!(
+            kinds(&between("c", &kept, &back, 3)),
+            vec![(EventKind::NodeState, "n1".into())]
+        );
     }
 
     #[test]
