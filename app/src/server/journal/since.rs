@@ -52,6 +52,26 @@ struct Change {
     reason: Option<String>,
 }
 
+/// Where a node or model now is: an appearance's state is its detail, a
+/// change's its `after`; one that went is no longer followed.
+fn track(
+    marks: &mut HashMap<(String, String), Mark>,
+    key: Option<(String, String)>,
+    e: &JournalEvent,
+) {
+    let Some(key) = key else { return };
+    let state = match e.kind {
+        EventKind::NodeGone | EventKind::ModelGone => {
+            marks.remove(&key);
+            return;
+        }
+        EventKind::NodeAppeared | EventKind::ModelAppeared => &e.detail,
+        _ => &e.after,
+    };
+    let state = state.clone().unwrap_or_default();
+    marks.insert(key, Mark { at: e.at, state });
+}
+
 fn key(cluster: &str, name: &Option<String>) -> Option<(String, String)> {
     name.as_ref().map(|n| (cluster.to_string(), n.clone()))
 }
@@ -63,10 +83,6 @@ impl SinceIndex {
             self.last_id = self.last_id.max(e.id);
             let node = key(&e.cluster, &e.node);
             let model = key(&e.cluster, &e.model);
-            let mark = |state: &Option<String>| Mark {
-                at: e.at,
-                state: state.clone().unwrap_or_default(),
-            };
             match e.kind {
                 EventKind::RecordingStarted => {
                     if e.detail.as_deref() != Some(RESUMED) {
@@ -74,23 +90,11 @@ impl SinceIndex {
                     }
                     self.resumed.insert(e.cluster.clone(), e.at);
                 }
-                EventKind::NodeAppeared => {
-                    node.map(|k| self.nodes.insert(k, mark(&e.detail)));
+                EventKind::NodeAppeared | EventKind::NodeState | EventKind::NodeGone => {
+                    track(&mut self.nodes, node, e);
                 }
-                EventKind::NodeState => {
-                    node.map(|k| self.nodes.insert(k, mark(&e.after)));
-                }
-                EventKind::NodeGone => {
-                    node.map(|k| self.nodes.remove(&k));
-                }
-                EventKind::ModelAppeared => {
-                    model.map(|k| self.models.insert(k, mark(&e.detail)));
-                }
-                EventKind::ModelStatus => {
-                    model.map(|k| self.models.insert(k, mark(&e.after)));
-                }
-                EventKind::ModelGone => {
-                    model.map(|k| self.models.remove(&k));
+                EventKind::ModelAppeared | EventKind::ModelStatus | EventKind::ModelGone => {
+                    track(&mut self.models, model, e);
                 }
                 EventKind::Attempt if e.after.as_deref() == Some("done") => {
                     let asked = e
