@@ -213,13 +213,14 @@ async fn a_page_its_viewer_leaves_halfway_is_finished_without_a_panic() {
         "warn",
     ])
     .await;
-    // Every answer of the admin API comes two seconds late: each render
+    // Every answer of the admin API comes four seconds late: each render
     // below is waiting for its data when its viewer goes. The node page goes
     // first: once the lists are in, it renders at once, with whatever
-    // rejections have been read.
+    // rejections have been read. Four seconds leave room for a loaded
+    // machine to be slow between the six requests.
     let slow = http()
         .post(format!("{}/_simulator/fault", simulator.url))
-        .json(&serde_json::json!({"fault": "slow", "delay_seconds": 2, "for_seconds": 5}))
+        .json(&serde_json::json!({"fault": "slow", "delay_seconds": 4, "for_seconds": 6}))
         .send()
         .await
         .expect("the simulator answers");
@@ -243,7 +244,7 @@ async fn a_page_its_viewer_leaves_halfway_is_finished_without_a_panic() {
         assert!(left.is_err(), "{path} answered before its data came");
     }
     // The renders finish once their data comes.
-    tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+    tokio::time::sleep(std::time::Duration::from_secs(6)).await;
     let page = http()
         .get(format!("{}/nodes", console.url))
         .send()
