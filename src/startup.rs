@@ -51,6 +51,7 @@ pub fn console_context_for(
     let build = crate::assets::build_id();
     let period = Duration::from_secs_f64(settings.refresh_seconds);
     let meters = Arc::new(Meters::default());
+    let journal = Arc::new(app::server::journal::Journal::default());
     let list = clusters
         .iter()
         .map(|c| {
@@ -71,6 +72,7 @@ pub fn console_context_for(
                 period,
                 c.read_only,
                 build.clone(),
+                journal.clone(),
             ))
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -109,7 +111,7 @@ pub fn console_context_for(
         audit: Arc::new(AuditLog::new(settings.audit_log.as_deref())?),
         meters,
         metrics_per_node: settings.metrics_per_node,
-        journal: Default::default(),
+        journal,
     })
 }
 

@@ -227,13 +227,31 @@ pub fn since(s: &crate::journal_record::StateSince) -> String {
     } else {
         format!("for {} (since {})", span(now - s.at), moment(s.at, now))
     };
+    by_and_why(s, &mut text);
+    text
+}
+
+/// [`since`] as a list's cell has room for: "2 h 14 m", "< 1 m", or where
+/// the record starts later than the state "≥ 3 d 2 h" ("≥ 40 s"); then
+/// who and why.
+pub fn since_short(s: &crate::journal_record::StateSince) -> String {
+    let age = s.checked - s.at;
+    let mut text = match (s.at_least, age < 60) {
+        (true, _) => format!("≥ {}", span(age)),
+        (false, true) => "< 1 m".to_string(),
+        (false, false) => span(age),
+    };
+    by_and_why(s, &mut text);
+    text
+}
+
+fn by_and_why(s: &crate::journal_record::StateSince, text: &mut String) {
     if let Some(by) = &s.by {
         text.push_str(&format!(", by {by}"));
     }
     if let Some(reason) = &s.reason {
         text.push_str(&format!(": {reason}"));
     }
-    text
 }
 
 /// Seconds in a duration the server formatted the Go way ("1m30s", "48s",
@@ -426,6 +444,14 @@ mod tests {
         );
         assert_eq!(span(3 * 86_400 + 5 * 3600 + 7), "3 d 5 h");
         assert_eq!(span(45), "45 s");
+        assert_eq!(
+            since_short(&s),
+            "≥ 3 d 0 h, by alice: NVLink errors, RMA 4411"
+        );
+        s.checked = at + 40;
+        assert_eq!(since_short(&s).split(',').next(), Some("≥ 40 s"));
+        s.at_least = false;
+        assert_eq!(since_short(&s).split(',').next(), Some("< 1 m"));
     }
 
     #[test]

@@ -232,6 +232,27 @@ impl JournalEvent {
         self.detail = (!detail.is_empty()).then_some(detail);
         self
     }
+
+    /// The change as a list shows it: "ready → cordoned", the new state
+    /// alone, or nothing (a start of recording keeps the gap's end there).
+    pub fn change_text(&self) -> String {
+        match (&self.before, &self.after) {
+            _ if self.kind == EventKind::RecordingStarted => String::new(),
+            (Some(before), Some(after)) => format!("{before} → {after}"),
+            (None, Some(after)) => after.clone(),
+            _ => String::new(),
+        }
+    }
+}
+
+/// What the journal says of a node's present.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeSince {
+    /// Since when it has been in its state.
+    pub state: Option<StateSince>,
+    /// Since when each of its unhealthy GPUs has been, in the order llmgw
+    /// lists them.
+    pub unhealthy: Vec<Option<StateSince>>,
 }
 
 /// Since when a node or model has been in the state shown, as far as the

@@ -1,6 +1,6 @@
 //! What the wall screen shows, worked out once per refresh on the server:
 //! counts and short lists sized for a screen read from across a room, and
-//! the headline figures over the last hours.
+//! the headline figures over the last days.
 
 use std::collections::HashMap;
 
@@ -116,13 +116,23 @@ pub struct NotServing {
     pub what: String,
     /// The one line that says why.
     pub why: String,
+    /// Since when its status has held, from the journal.
+    #[serde(default)]
+    pub since: Option<crate::journal_record::StateSince>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Trouble {
     pub node: String,
     pub what: Vec<String>,
+    /// Since when its first GPU now unhealthy has been, from the journal.
+    #[serde(default)]
+    pub unhealthy_since: Option<crate::journal_record::StateSince>,
 }
+
+/// How many of the last hour's records the trouble panel shows: each takes
+/// the room of a node in trouble, and the panel must fit a 1080p screen.
+pub const RECENT_ROWS: usize = 2;
 
 /// The headline figures at one moment, kept for the trends.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -158,6 +168,10 @@ pub struct WallView {
     pub orphan_nodes: usize,
     /// Oldest first.
     pub trends: Vec<Sample>,
+    /// What the journal recorded of the cluster in the last hour, newest
+    /// first, a few.
+    #[serde(default)]
+    pub recent: Vec<crate::journal_record::JournalEvent>,
 }
 
 /// The nodes counted: what the wall, the overview of several clusters and
@@ -277,6 +291,7 @@ pub fn wall_view(
             v.troubled.push(Trouble {
                 node: n.id.clone(),
                 what,
+                unhealthy_since: None,
             });
         }
     }
@@ -305,6 +320,7 @@ pub fn wall_view(
                 model: m.name.clone(),
                 what: "not placed".into(),
                 why: why_not_placed(&m.name).unwrap_or_else(|| "no placement attempted yet".into()),
+                since: None,
             }),
             _ if long_start.is_some() => Some(NotServing {
                 model: m.name.clone(),
@@ -313,6 +329,7 @@ pub fn wall_view(
                     "a replica has been starting for {}",
                     format::duration(long_start.unwrap_or_default())
                 ),
+                since: None,
             }),
             ModelStatus::Starting if m.ready < m.min => Some(NotServing {
                 model: m.name.clone(),
@@ -323,6 +340,7 @@ pub fn wall_view(
                     m.min,
                     m.total - m.ready
                 ),
+                since: None,
             }),
             _ => None,
         };

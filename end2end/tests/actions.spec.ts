@@ -1,4 +1,4 @@
-import { cell, cluster, collectInSimulator, expect, fileSize, withJs, nodeRow, setNodeStateInSimulator, test, waitForIslands } from './support';
+import { cell, cluster, collectInSimulator, expect, fileSize, withJs, nodeRow, setNodeStateInSimulator, test, waitForIslands, stateBadge } from './support';
 
 test('a drain shows its preview, is confirmed, and the node drains', async ({ page }, testInfo) => {
   const { nodes, replicas } = await cluster(testInfo);
@@ -18,7 +18,7 @@ test('a drain shows its preview, is confirmed, and the node drains', async ({ pa
 
   await expect(page.getByRole('status')).toContainText(`${node} is now draining`);
   await expect(page.getByRole('dialog')).toHaveCount(0);
-  await expect(await cell(nodeRow(page, node), 'State')).toHaveText('draining');
+  await expect(await stateBadge(nodeRow(page, node))).toHaveText('draining');
   // The simulator moves the replica off within a few seconds.
   await expect(async () => {
     await page.goto('/nodes');
@@ -56,7 +56,7 @@ test('uncordon needs no confirmation', async ({ page }, testInfo) => {
   if (withJs(testInfo)) await waitForIslands(page);
   await nodeRow(page, node).getByRole('button', { name: `Uncordon ${node}` }).click();
   await expect(page.getByRole('status')).toContainText(`${node} is now ready`);
-  await expect(await cell(nodeRow(page, node), 'State')).toHaveText('ready');
+  await expect(await stateBadge(nodeRow(page, node))).toHaveText('ready');
 });
 
 test('collecting one node: confirmed, asked to remove, gone from the list', async ({ page }, testInfo) => {

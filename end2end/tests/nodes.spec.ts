@@ -1,4 +1,4 @@
-import { cell, cluster, expect, withJs, nodeRow, setNodeStateInSimulator, test, waitForIslands } from './support';
+import { cell, cluster, expect, withJs, nodeRow, setNodeStateInSimulator, test, waitForIslands, stateBadge } from './support';
 
 test('the nodes page shows every column, with dashes for what was not reported', async ({ page }, testInfo) => {
   const { nodes } = await cluster(testInfo);
@@ -23,7 +23,7 @@ test('a state changed in the cluster shows after a refresh', async ({ page }, te
   const { nodes } = await cluster(testInfo);
   const node = nodes.find((n) => n.state === 'ready')!.id;
   await page.goto('/nodes');
-  const state = await cell(nodeRow(page, node), 'State');
+  const state = await stateBadge(nodeRow(page, node));
   await expect(state).toHaveText('ready');
   if (withJs(testInfo)) await waitForIslands(page);
   await setNodeStateInSimulator(testInfo, node, 'cordoned');
@@ -33,7 +33,7 @@ test('a state changed in the cluster shows after a refresh', async ({ page }, te
     await expect(page.locator('.live-status')).toContainText('updated');
   } else {
     await page.reload();
-    await expect(await cell(nodeRow(page, node), 'State')).toHaveText('cordoned');
+    await expect(await stateBadge(nodeRow(page, node))).toHaveText('cordoned');
   }
 });
 
@@ -56,7 +56,7 @@ test('text selected in a row survives an update that changed another row', async
   }, kept.id);
   expect(selected).toBe(kept.id);
   await setNodeStateInSimulator(testInfo, changed.id, 'cordoned');
-  await expect(await cell(nodeRow(page, changed.id), 'State')).toHaveText('cordoned');
+  await expect(await stateBadge(nodeRow(page, changed.id))).toHaveText('cordoned');
   // The changed row was updated; the selected one, and its text node, were left alone.
   expect(await page.evaluate(() => window.getSelection()!.toString())).toBe(kept.id);
   expect(await page.evaluate(() => (window as any).selectedNode.isConnected)).toBe(true);
@@ -79,7 +79,7 @@ test('a row that moves keeps its elements, and never shows another row\'s data',
     (window as any).keptText = row.querySelector('th a')!.firstChild;
   }, kept.id);
   await setNodeStateInSimulator(testInfo, changed.id, 'cordoned');
-  await expect(await cell(nodeRow(page, changed.id), 'State')).toHaveText('cordoned');
+  await expect(await stateBadge(nodeRow(page, changed.id))).toHaveText('cordoned');
   const after = await rows();
   expect(after.indexOf(kept.id)).toBe(before.indexOf(kept.id) + 1);
   // The same row element, moved, with the same text node: a table patched

@@ -148,6 +148,12 @@ export async function cell(row: Locator, column: string): Promise<Locator> {
   return row.locator(':scope > th, :scope > td').nth(index);
 }
 
+/** A node row's state badge: the cell also says since when, from the
+ * journal, under it. */
+export async function stateBadge(row: Locator): Promise<Locator> {
+  return (await cell(row, 'State')).locator('.state');
+}
+
 /** A size as the console shows it (the same rule as format::file_size). */
 export function fileSize(bytes: number): string {
   const MIB = 2 ** 20;

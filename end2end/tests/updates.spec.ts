@@ -1,5 +1,5 @@
 import type { Request } from '@playwright/test';
-import { BASE, cell, cluster, expect, withJs, nodeRow, recordHeartbeats, setNodeStateInSimulator, test, waitForHeartbeats, waitForIslands } from './support';
+import { BASE, cell, cluster, expect, withJs, nodeRow, recordHeartbeats, setNodeStateInSimulator, test, waitForHeartbeats, waitForIslands, stateBadge } from './support';
 
 /** A read of data by the running page: a server function, or the page
  * itself fetched again to patch it (`components::live_document`). */
@@ -46,7 +46,7 @@ test('a still cluster costs an open page no request; a change is pushed to it', 
   expect(streams, 'one stream for the tab').toHaveLength(1);
   await expect(page.locator('.live-status')).toHaveText('updated just now');
   await setNodeStateInSimulator(testInfo, node, 'cordoned');
-  await expect(await cell(nodeRow(page, node), 'State')).toHaveText('cordoned');
+  await expect(await stateBadge(nodeRow(page, node))).toHaveText('cordoned');
   expect(reads.filter((p) => p === `${BASE}/nodes`).length).toBeGreaterThan(0);
 });
 
@@ -93,7 +93,7 @@ test('a hidden tab lets go of its stream and catches up when shown', async ({ pa
   await setVisibility('hidden');
   await setNodeStateInSimulator(testInfo, node, 'cordoned');
   await page.waitForTimeout(2000);
-  await expect(await cell(nodeRow(page, node), 'State')).toHaveText('ready');
+  await expect(await stateBadge(nodeRow(page, node))).toHaveText('ready');
   await setVisibility('visible');
-  await expect(await cell(nodeRow(page, node), 'State')).toHaveText('cordoned');
+  await expect(await stateBadge(nodeRow(page, node))).toHaveText('cordoned');
 });

@@ -11,6 +11,7 @@ use std::time::SystemTime;
 
 use app::server::audit::AuditLog;
 use app::server::clusters::Clusters;
+use app::server::journal::Journal;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeGaugeValue, EncodeMetric};
 use prometheus_client::metrics::MetricType;
@@ -25,6 +26,7 @@ use crate::turns::{Kind, Turns};
 pub struct ConsoleCollector {
     pub clusters: Arc<Clusters>,
     pub audit: Arc<AuditLog>,
+    pub journal: Arc<Journal>,
     pub turns: Turns,
     pub streams: PeerStreams,
     /// The version and the build's id.
@@ -162,6 +164,7 @@ impl Collector for ConsoleCollector {
             let labels: ClusterLabel = [("outcome", outcome.as_str())];
             ConstCounter::new(n).encode(records.encode_family(&labels)?)?;
         }
+        self.encode_journal(e)?;
         gauges(
             e,
             "llmgw_console_snapshot_age_seconds",
@@ -261,6 +264,33 @@ impl Collector for ConsoleCollector {
 
 impl ConsoleCollector {
     /// A series per node and figure, from each cluster's last node list.
+    /// Whether the journal's database answers, and what recording costs
+    /// this console.
+    fn encode_journal(&self, e: &mut DescriptorEncoder) -> Result<(), Error> {
+        gauges(
+            e,
+            "llmgw_console_journal_up",
+            "1 while the journal's database answers, 0 while it does not",
+            [(NoLabels, i64::from(self.journal.error().is_none()))],
+        )?;
+        let (periods, seconds) = self.journal.recording();
+        let mut family = e.encode_descriptor(
+            "llmgw_console_journal_periods",
+            "Periods this console recorded the journal (only the console holding the lease records)",
+            None,
+            MetricType::Counter,
+        )?;
+        ConstCounter::new(periods).encode(family.encode_family(&NoLabels)?)?;
+        let mut family = e.encode_descriptor(
+            "llmgw_console_journal_recording_seconds",
+            "Time spent recording the journal, its reads of the admin API apart",
+            None,
+            MetricType::Counter,
+        )?;
+        ConstCounter::new(seconds).encode(family.encode_family(&NoLabels)?)?;
+        Ok(())
+    }
+
     fn encode_nodes(&self, e: &mut DescriptorEncoder) -> Result<(), Error> {
         let lists: Vec<(String, Arc<Vec<app::admin_api::types::NodeView>>)> = self
             .clusters

@@ -70,6 +70,7 @@ impl Metrics {
         registry.register_collector(Box::new(ConsoleCollector {
             clusters: console.clusters.clone(),
             audit: console.audit.clone(),
+            journal: console.journal.clone(),
             turns: turns.clone(),
             streams: streams.clone(),
             build: (

@@ -191,6 +191,7 @@ fn node(spec: &NodeSpec) -> NodeView {
         replicas: 0,
         last_seen_ago: spec.last_seen.into(),
         unhealthy: strings(spec.unhealthy),
+        since: None,
     }
 }
 
@@ -209,6 +210,7 @@ fn model(
         aliases: strings(aliases),
         profiles: strings(profiles),
         fallbacks: strings(fallbacks),
+        since: None,
     }
 }
 

@@ -137,6 +137,7 @@ pub fn build(node_count: usize, model_count: usize, seed: u64) -> Cluster {
                 replicas: 0,
                 last_seen_ago: format!("{}s", 1 + rng.below(5)),
                 unhealthy,
+                since: None,
             };
             (view, pool)
         })
@@ -268,6 +269,7 @@ pub fn build(node_count: usize, model_count: usize, seed: u64) -> Cluster {
             aliases: Vec::new(),
             profiles: vec![profile],
             fallbacks: Vec::new(),
+            since: None,
         });
     }
 

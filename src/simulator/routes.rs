@@ -66,6 +66,24 @@ pub fn router(sim: Simulator) -> Router {
                 },
             ),
         )
+        // What a node's agent reports when a GPU fails (or is fixed): its
+        // line in the node's unhealthy list, added or taken away.
+        .route(
+            "/_simulator/gpu",
+            post(
+                |State(sim): State<Simulator>, Json(request): Json<GpuRequest>| async move {
+                    let mut cluster = sim.cluster();
+                    let Some(node) = cluster.nodes.iter_mut().find(|n| n.id == request.node) else {
+                        return error(StatusCode::NOT_FOUND, format!("no node {}", request.node));
+                    };
+                    node.unhealthy.retain(|line| *line != request.line);
+                    if !request.healthy {
+                        node.unhealthy.push(request.line);
+                    }
+                    StatusCode::NO_CONTENT.into_response()
+                },
+            ),
+        )
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such endpoint".into()) })
         .route(
             "/_simulator/calls",
@@ -86,6 +104,15 @@ pub fn router(sim: Simulator) -> Router {
 struct MinimumRequest {
     model: String,
     min: i64,
+}
+
+#[derive(serde::Deserialize)]
+struct GpuRequest {
+    node: String,
+    /// The GPU as llmgw describes it ("gpu 3: XID 79").
+    line: String,
+    #[serde(default)]
+    healthy: bool,
 }
 
 fn error(status: StatusCode, message: String) -> Response {

@@ -89,6 +89,23 @@ async fn count(store: &JournalStore, kind: EventKind) -> usize {
         .len()
 }
 
+/// A series of the console's `/metrics` without labels.
+async fn metric(console: &Process, name: &str) -> Option<f64> {
+    let text = http()
+        .get(format!("{}/metrics", console.root))
+        .send()
+        .await
+        .expect("the console answers")
+        .text()
+        .await
+        .expect("text");
+    text.lines().find_map(|l| {
+        let rest = l.strip_prefix(name)?;
+        let rest = rest.strip_prefix("{}").unwrap_or(rest);
+        rest.strip_prefix(' ')?.parse().ok()
+    })
+}
+
 fn console_args<'a>(simulator: &'a Process, journal: [&'a str; 2]) -> Vec<&'a str> {
     let mut args = vec![
         "--admin-api",
@@ -104,13 +121,25 @@ fn console_args<'a>(simulator: &'a Process, journal: [&'a str; 2]) -> Vec<&'a st
     args
 }
 
-#[tokio::test]
-async fn a_cordon_keeps_its_reason_and_its_start_across_a_restart() {
-    let simulator = Process::simulator().await;
-    let dir = TempDir::new("journal-console");
+/// A console recording `simulator` into an SQLite journal in a directory
+/// of its own, once it has started recording, with the journal open for
+/// the test to read.
+struct Recording {
+    console: Process,
+    store: JournalStore,
+    /// What started the console, to start it again on the same journal.
+    args: Vec<String>,
+    _dir: TempDir,
+}
+
+async fn recording(simulator: &Process, name: &str) -> Recording {
+    let dir = TempDir::new(name);
     let data = dir.0.display().to_string();
-    let args = console_args(&simulator, ["--data-dir", &data]);
-    let console = Process::start(&args).await;
+    let args: Vec<String> = console_args(simulator, ["--data-dir", &data])
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    let console = Process::start(&args.iter().map(String::as_str).collect::<Vec<_>>()).await;
     let store = JournalStore::open(&sqlite_url(&dir.0))
         .await
         .expect("the console made the file");
@@ -118,6 +147,31 @@ async fn a_cordon_keeps_its_reason_and_its_start_across_a_restart() {
         (count(&store, EventKind::RecordingStarted).await == 1).then_some(())
     })
     .await;
+    Recording {
+        console,
+        store,
+        args,
+        _dir: dir,
+    }
+}
+
+#[tokio::test]
+async fn a_cordon_keeps_its_reason_and_its_start_across_a_restart() {
+    let simulator = Process::simulator().await;
+    let Recording {
+        console,
+        store,
+        args,
+        _dir,
+    } = recording(&simulator, "journal-console").await;
+
+    // What recording costs this console is on /metrics, its reads apart.
+    until("/metrics counts the recorded periods", async || {
+        (metric(&console, "llmgw_console_journal_periods_total").await >= Some(2.0)).then_some(())
+    })
+    .await;
+    let took = metric(&console, "llmgw_console_journal_recording_seconds_total").await;
+    assert!(took.is_some_and(|s| s > 0.0 && s < 60.0), "{took:?}");
 
     let ready = nodes_in(&simulator, "ready").await;
     let (node, other) = (&ready[0], &ready[1]);
@@ -161,6 +215,18 @@ async fn a_cordon_keeps_its_reason_and_its_start_across_a_restart() {
     assert!(
         shown.starts_with("for "),
         "a start the record saw is dated, not a lower bound: {shown}"
+    );
+
+    // And the wall, in its trouble panel: what changed in the last hour,
+    // newest first.
+    let wall = until("the wall shows the last hour", async || {
+        let page = Page::parse(&fetch_page(&console.root, "/wall?panels=trouble").await);
+        page.has("ul.recent").then(|| page.texts("ul.recent li"))
+    })
+    .await;
+    assert!(
+        wall[0].contains(node.as_str()) && wall[0].contains("ready → cordoned"),
+        "{wall:?}"
     );
 
     // A reason longer than a line, or a 64 KiB one, is refused before
@@ -208,7 +274,7 @@ async fn a_cordon_keeps_its_reason_and_its_start_across_a_restart() {
     // Restarted at once: the gap is bridged, the cordon keeps its start and
     // its reason.
     drop(console);
-    let console = Process::start(&args).await;
+    let console = Process::start(&args.iter().map(String::as_str).collect::<Vec<_>>()).await;
     until("recording has started again", async || {
         (count(&store, EventKind::RecordingStarted).await == 2).then_some(())
     })
@@ -224,6 +290,31 @@ async fn a_cordon_keeps_its_reason_and_its_start_across_a_restart() {
         "a restart of seconds is not a gap: {again}"
     );
     assert!(again.ends_with(&format!(": {reason}")), "{again}");
+
+    // The lists say it too, beside the state, and only there: a node
+    // never changed says nothing it does not know.
+    let list = Page::parse(&fetch_page(&console.root, "/nodes").await);
+    let row = format!("tr[data-node=\"{node}\"] .since");
+    assert!(list.has(&row), "the nodes list dates the cordon");
+    let cell = list.text(&row);
+    assert!(cell.ends_with(&format!(": {reason}")), "{cell}");
+    assert!(!cell.starts_with('≥'), "a start the record saw: {cell}");
+    let other_row = format!("tr[data-node=\"{other}\"] .since");
+    let untouched = list.text(&other_row);
+    assert!(
+        untouched.starts_with('≥'),
+        "a state the record found is dated from the record's start: {untouched}"
+    );
+    let overview = Page::parse(&fetch_page(&console.root, "/").await);
+    assert!(overview.has(&row), "so does the overview's node table");
+    let models = Page::parse(&fetch_page(&console.root, "/models").await);
+    let rows = models.all("tr[data-model]").len();
+    assert!(rows > 0);
+    assert_eq!(
+        models.all("tr[data-model] .since").len(),
+        rows,
+        "every model's status is dated"
+    );
 }
 
 #[tokio::test]
@@ -291,6 +382,13 @@ async fn a_console_killed_while_it_writes_leaves_a_journal_that_opens() {
     let store = JournalStore::open(&sqlite_url(&dir.0))
         .await
         .expect("opens");
+    let changes = async || {
+        let filter = EventFilter {
+            kinds: vec![EventKind::NodeState],
+            ..EventFilter::default()
+        };
+        store.read(&filter, 100_000).await.expect("reads").len()
+    };
     for round in 1..=4 {
         let console = Process::start(&args).await;
         until("recording has started", async || {
@@ -302,7 +400,15 @@ async fn a_console_killed_while_it_writes_leaves_a_journal_that_opens() {
             set_state_upstream(&simulator, node, "cordoned").await;
         }
         tokio::time::sleep(Duration::from_millis(700 + 150 * round as u64)).await;
+        // What another reader saw written just before the kill is there
+        // after it: a kill takes at most the write under way.
+        let written = changes().await;
         drop(console); // SIGKILL
+        let kept = changes().await;
+        assert!(
+            kept >= written,
+            "round {round}: {written} written, {kept} kept"
+        );
         for node in ready.iter().take(200) {
             set_state_upstream(&simulator, node, "ready").await;
         }
@@ -343,6 +449,10 @@ async fn a_database_that_is_down_is_said_everywhere_and_caught_up_when_it_is_bac
     .await;
     assert!(text.contains("journal: not written"), "{text}");
     assert!(!text.contains("s3cret"), "{text}");
+    assert_eq!(
+        metric(&console, "llmgw_console_journal_up").await,
+        Some(0.0)
+    );
     for path in ["/", "/nodes", "/models"] {
         let page = Page::parse(&fetch_page(&console.root, path).await);
         assert!(
@@ -391,21 +501,21 @@ async fn a_database_that_is_down_is_said_everywhere_and_caught_up_when_it_is_bac
         (!page.has(".journal-down")).then_some(())
     })
     .await;
+    assert_eq!(
+        metric(&console, "llmgw_console_journal_up").await,
+        Some(1.0)
+    );
 }
 
 #[tokio::test]
 async fn the_events_page_filters_pages_and_says_what_it_cannot_read() {
     let simulator = Process::simulator_of(&["--nodes", "200", "--models", "20"]).await;
-    let dir = TempDir::new("journal-events");
-    let data = dir.0.display().to_string();
-    let console = Process::start(&console_args(&simulator, ["--data-dir", &data])).await;
-    let store = JournalStore::open(&sqlite_url(&dir.0))
-        .await
-        .expect("opens");
-    until("recording has started", async || {
-        (count(&store, EventKind::RecordingStarted).await == 1).then_some(())
-    })
-    .await;
+    let Recording {
+        console,
+        store,
+        _dir,
+        ..
+    } = recording(&simulator, "journal-events").await;
     let ready = nodes_in(&simulator, "ready").await;
     assert!(ready.len() >= 150, "{}", ready.len());
     for node in &ready[..150] {
@@ -479,4 +589,139 @@ async fn the_events_page_filters_pages_and_says_what_it_cannot_read() {
         said.text("main").contains("not a name"),
         "a name longer than any is said to be none"
     );
+}
+
+#[tokio::test]
+async fn the_walls_trends_reach_back_a_week_from_the_store_and_survive_a_restart() {
+    let simulator = Process::simulator().await;
+    let dir = TempDir::new("journal-trends");
+    let store = JournalStore::open(&sqlite_url(&dir.0))
+        .await
+        .expect("opens");
+    // A week of samples as an earlier console kept them, and one older
+    // than the trends reach back.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("a clock")
+        .as_secs() as i64;
+    let day = 86_400;
+    for (ago, trouble) in [(8 * day, 99), (6 * day, 1), (3 * day, 42), (3600, 2)] {
+        let sample = app::wall::Sample {
+            at: now - ago,
+            gpu_free: 10,
+            gpu_total: 64,
+            nodes_in_trouble: trouble,
+            ..Default::default()
+        };
+        store.add_sample("default", &sample).await.expect("kept");
+    }
+    let data = dir.0.display().to_string();
+    let console = Process::start(&console_args(&simulator, ["--data-dir", &data])).await;
+    let span = until("the wall draws the stored week", async || {
+        let page = Page::parse(&fetch_page(&console.root, "/wall?panels=trends").await);
+        let span = page.text("[data-panel=trends] p.of");
+        span.starts_with("over the last 6 d").then_some(span)
+    })
+    .await;
+    assert!(
+        !span.contains("8 d"),
+        "older than a week is not drawn: {span}"
+    );
+    // The console that records keeps a sample of its own at once, and the
+    // store is where the next console finds it.
+    let kept = until("the console keeps a sample", async || {
+        let kept = store
+            .samples_after("default", now - 60)
+            .await
+            .expect("reads");
+        (!kept.is_empty()).then_some(kept)
+    })
+    .await;
+    assert!(kept.iter().all(|s| s.gpu_total > 0), "{kept:?}");
+}
+
+/// Fails a GPU of `node` in the simulator (or fixes it), as its agent
+/// would report.
+async fn set_gpu(simulator: &Process, node: &str, line: &str, healthy: bool) {
+    let answer = http()
+        .post(format!("{}/_simulator/gpu", simulator.url))
+        .json(&serde_json::json!({ "node": node, "line": line, "healthy": healthy }))
+        .send()
+        .await
+        .expect("the simulator answers");
+    assert!(answer.status().is_success(), "{}", answer.status());
+}
+
+#[tokio::test]
+async fn an_unhealthy_gpu_says_since_when_in_the_list_on_its_page_and_on_the_wall() {
+    let simulator = Process::simulator().await;
+    let nodes: Vec<serde_json::Value> = http()
+        .get(format!("{}/api/v1/nodes", simulator.url))
+        .send()
+        .await
+        .expect("answers")
+        .json()
+        .await
+        .expect("nodes");
+    let already = nodes
+        .iter()
+        .find(|n| n["unhealthy"].as_array().is_some_and(|u| !u.is_empty()))
+        .expect("the demo cluster has an unhealthy GPU");
+    let old_line = already["unhealthy"][0]
+        .as_str()
+        .expect("a line")
+        .to_string();
+    let Recording {
+        console,
+        store,
+        _dir,
+        ..
+    } = recording(&simulator, "journal-gpu").await;
+
+    let node = nodes_in(&simulator, "ready").await.remove(0);
+    let line = "gpu 5: XID 79, fell off the bus";
+    set_gpu(&simulator, &node, line, false).await;
+    let notes = until("the list dates the GPU", async || {
+        let page = Page::parse(&fetch_page(&console.root, "/nodes").await);
+        let notes = page.texts("tr.unhealthy");
+        notes
+            .iter()
+            .any(|n| n.contains(line) && n.contains("unhealthy for "))
+            .then_some(notes)
+    })
+    .await;
+    // One unhealthy before the record began is dated from the record.
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains(&old_line) && n.contains("unhealthy since at least")),
+        "{notes:?}"
+    );
+    let page = Page::parse(&fetch_page(&console.root, &format!("/nodes/{node}")).await);
+    let listed = page.texts(".unhealthy-list li");
+    assert!(
+        listed
+            .iter()
+            .any(|l| l.contains(line) && l.contains("unhealthy for ")),
+        "{listed:?}"
+    );
+    let wall = Page::parse(&fetch_page(&console.root, "/wall?panels=trouble").await);
+    let rows = wall.texts("[data-panel=trouble] ul.rows:not(.recent) li");
+    assert!(
+        rows.iter()
+            .any(|r| r.contains(node.as_str()) && r.contains("unhealthy")),
+        "{rows:?}"
+    );
+
+    // Fixed, it is no longer dated, and the journal says when it was.
+    set_gpu(&simulator, &node, line, true).await;
+    until("the fix is recorded", async || {
+        of_node(&store, &node)
+            .await
+            .into_iter()
+            .find(|e| e.kind == EventKind::GpuHealthy)
+    })
+    .await;
+    let page = Page::parse(&fetch_page(&console.root, "/nodes").await);
+    assert!(!page.texts("tr.unhealthy").iter().any(|n| n.contains(line)));
 }

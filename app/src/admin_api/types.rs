@@ -75,6 +75,12 @@ pub struct NodeView {
     #[cfg_attr(feature = "ssr", serde(alias = "Unhealthy"))]
     #[serde(deserialize_with = "null_as_default")]
     pub unhealthy: Vec<String>,
+    /// Since when it has been in its state and its GPUs unhealthy, from
+    /// the console's journal: never read from llmgw, filled in only for
+    /// the rows a page shows.
+    #[cfg_attr(feature = "ssr", serde(skip_deserializing))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<Box<crate::journal_record::NodeSince>>,
 }
 
 /// A node's state as the control plane reports it. llmgw may add states: an
@@ -173,6 +179,11 @@ pub struct ModelView {
     #[cfg_attr(feature = "ssr", serde(alias = "Fallbacks"))]
     #[serde(deserialize_with = "null_as_default")]
     pub fallbacks: Vec<String>,
+    /// Since when it has been in its state, from the console's journal:
+    /// never read from llmgw, filled in only for the rows a page shows.
+    #[cfg_attr(feature = "ssr", serde(skip_deserializing))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<Box<crate::journal_record::StateSince>>,
 }
 
 /// One part of a replica, on one node.

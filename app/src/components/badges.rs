@@ -1,4 +1,5 @@
-//! The small marks every list shares: a model's status and a node's state.
+//! The small marks every list shares: a model's status, a node's state,
+//! and since when either has held.
 
 use leptos::prelude::*;
 
@@ -17,4 +18,18 @@ pub fn StatusBadge(status: ModelStatus) -> impl IntoView {
 pub fn StateBadge(state: NodeState) -> impl IntoView {
     let class = format!("state state-{}", state.as_str().replace(' ', "-"));
     view! { <span class=class>{format::or_dash(state.as_str())}</span> }
+}
+
+/// Since when the state beside it has held, short, with the whole
+/// sentence on hover; nothing where the journal does not know.
+#[component]
+pub fn SinceNote(since: Option<crate::journal_record::StateSince>) -> impl IntoView {
+    since.map(|s| {
+        view! {
+            " "
+            <span class="since" title=format!("{}. From the console's journal: a change shorter than one poll is not seen.", format::since(&s))>
+                {format::since_short(&s)}
+            </span>
+        }
+    })
 }

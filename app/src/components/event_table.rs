@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::events_query::EventQuery;
 use crate::format;
-use crate::journal_record::{EventKind, JournalEvent};
+use crate::journal_record::JournalEvent;
 use crate::live::Live;
 use crate::server_fns::events::{EventsPage as Records, list_events};
 use crate::urls;
@@ -74,12 +74,7 @@ fn EventRow(e: JournalEvent, now: i64) -> impl IntoView {
         .into_any(),
         _ => view! { {format::DASH} }.into_any(),
     };
-    let change = match (&e.before, &e.after) {
-        (_, _) if e.kind == EventKind::RecordingStarted => String::new(),
-        (Some(before), Some(after)) => format!("{before} → {after}"),
-        (None, Some(after)) => after.clone(),
-        _ => String::new(),
-    };
+    let change = e.change_text();
     view! {
         <tr data-kind=e.kind.as_str()>
             <td title=format::rfc3339(e.at)>{format::moment(e.at, now)}</td>

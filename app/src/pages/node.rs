@@ -3,6 +3,10 @@
 //! of the models short of their wanted count.
 
 use leptos::prelude::*;
+
+/// Said on hover of every date from the journal.
+const JOURNAL_NOTE: &str =
+    "From the console's journal: a change shorter than one poll is not seen.";
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
@@ -58,7 +62,13 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
         }
         .into_any();
     };
-    let unhealthy = node.unhealthy.clone();
+    let dates = node.since.as_deref().cloned().unwrap_or_default();
+    let unhealthy: Vec<(String, Option<crate::journal_record::StateSince>)> = node
+        .unhealthy
+        .iter()
+        .enumerate()
+        .map(|(i, line)| (line.clone(), dates.unhealthy.get(i).cloned().flatten()))
+        .collect();
     let also_in = view! {
         <crate::components::AlsoIn tags=report.also_in path=format!("/nodes/{}", urls::encode_component(&id)) />
     };
@@ -96,7 +106,7 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
                 <dt>"State"</dt>
                 <dd>
                     <StateBadge state=node.state.clone() />
-                    {report.since.as_ref().map(|s| view! { " " <span class="since" title="From the console's journal: a change shorter than one poll is not seen.">{format::since(s)}</span> })}
+                    {dates.state.as_ref().map(|s| view! { " " <span class="since" title=JOURNAL_NOTE>{format::since(s)}</span> })}
                 </dd>
                 <dt>"GPUs"</dt>
                 <dd>{format::gpus(&node)}</dd>
@@ -119,7 +129,9 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
                     <section class="unhealthy-list">
                         <h2>"Unhealthy GPUs"</h2>
                         <p>"Kept out of placement; usually why this node gets no work while it looks idle."</p>
-                        <ul>{unhealthy.into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}</ul>
+                        <ul>{unhealthy.into_iter().map(|(l, since)| view! {
+                            <li>{l}{since.map(|s| view! { " " <span class="since" title=JOURNAL_NOTE>{format!("unhealthy {}", format::since(&s))}</span> })}</li>
+                        }).collect_view()}</ul>
                     </section>
                 }
             })}

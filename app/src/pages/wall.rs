@@ -11,14 +11,21 @@ use leptos_router::hooks::use_query_map;
 
 use crate::components::ClusterBadge;
 use crate::format::{self, file_size};
+use crate::journal_record::JournalEvent;
 use crate::live::Live;
 use crate::live::markup::WALL_SHOWN_ATTR;
 use crate::server_fns::wall::{ClusterWall, read_wall, read_walls};
 use crate::ui_settings::UiSettings;
-use crate::wall::{Panel, Sample, WallLayout, WallView};
+use crate::wall::{Panel, RECENT_ROWS, Sample, WallLayout, WallView};
 
-/// Items a list panel shows before "and N more": what fits at wall size.
-const LIST_ROWS: usize = 8;
+/// Models that fit a panel at 1920x1080 (and 4K, scaled), each on two
+/// lines (the model, then why); one fewer when "and N more" follows.
+/// Measured with the panel's own scroll height.
+const LIST_ROWS: usize = 4;
+
+/// Nodes in trouble that fit, each on one line: with the last hour under
+/// them, and without.
+const TROUBLE_ROWS: (usize, usize) = (3, 5);
 
 fn layout_from_query() -> Memo<WallLayout> {
     let query = use_query_map();
@@ -209,6 +216,82 @@ fn Panels(view: WallView, layout: WallLayout) -> impl IntoView {
     }
 }
 
+/// The nodes in trouble, at most `rows` of them, each with what is wrong.
+fn troubled(v: &WallView, rows: usize) -> AnyView {
+    listed(
+        &v.troubled,
+        rows,
+        ("warn", "node", "nodes", "No node in trouble"),
+        "compact",
+        |t| {
+            view! {
+                <li>
+                    <span class="name">{t.node.clone()}</span>
+                    <span class="why">
+                        {t.what.join(" · ")}
+                        {t.unhealthy_since.as_ref().map(|s| format!(" · unhealthy {}", format::since_short(s)))}
+                    </span>
+                </li>
+            }
+            .into_any()
+        },
+    )
+}
+
+/// A list panel: how many, as many of them as `rows` fit, and how many more;
+/// `(tone, one, many, none)` say how the count reads, or that there is
+/// nothing to list.
+fn listed<T>(
+    items: &[T],
+    rows: usize,
+    (tone, one, many, none): (&'static str, &'static str, &'static str, &'static str),
+    class: &'static str,
+    item: impl Fn(&T) -> AnyView,
+) -> AnyView {
+    if items.is_empty() {
+        return view! { <p class="big ok">{none}</p> }.into_any();
+    }
+    // "and N more" takes the room of a row.
+    let shown = if items.len() <= rows {
+        items.len()
+    } else {
+        rows - 1
+    };
+    let more = items.len() - shown;
+    view! {
+        <p class=format!("big {tone}")>{items.len()}<span class="of">{format!(" {}", if items.len() == 1 { one } else { many })}</span></p>
+        <ul class=format!("rows {class}")>{items.iter().take(shown).map(item).collect_view()}</ul>
+        {(more > 0).then(|| view! { <p class="more">{format!("and {more} more")}</p> })}
+    }
+    .into_any()
+}
+
+/// What the journal recorded in the last hour, newest first: on a wall,
+/// "what changed" is the question after "what is wrong".
+#[component]
+fn LastHour(recent: Vec<JournalEvent>) -> impl IntoView {
+    (!recent.is_empty()).then(|| {
+        view! {
+            <h3 class="recent">"In the last hour"</h3>
+            <ul class="rows compact recent">
+                {recent
+                    .into_iter()
+                    .map(|e| {
+                        let of = e.node.clone().or(e.model.clone()).unwrap_or_default();
+                        view! {
+                            <li data-kind=e.kind.as_str()>
+                                <span class="name">{format!("{} {of}", &time_of_day(e.at)[..5])}</span>
+                                <span class="what">{e.kind.label()}</span>
+                                <span class="why">{e.change_text()}{e.actor.map(|a| format!(" by {a}"))}</span>
+                            </li>
+                        }
+                    })
+                    .collect_view()}
+            </ul>
+        }
+    })
+}
+
 fn panel_body(panel: Panel, v: &WallView) -> AnyView {
     match panel {
         Panel::Nodes => view! {
@@ -223,47 +306,29 @@ fn panel_body(panel: Panel, v: &WallView) -> AnyView {
             </ul>
         }
         .into_any(),
-        Panel::Models => {
-            if v.not_serving.is_empty() {
-                view! { <p class="big ok">"Every model serves"</p> }.into_any()
-            } else {
-                let more = v.not_serving.len().saturating_sub(LIST_ROWS);
+        Panel::Models => listed(
+            &v.not_serving,
+            LIST_ROWS,
+            ("bad", "model", "models", "Every model serves"),
+            "",
+            |m| {
                 view! {
-                    <p class="big bad">{v.not_serving.len()}<span class="of">{if v.not_serving.len() == 1 { " model" } else { " models" }}</span></p>
-                    <ul class="rows">
-                        {v.not_serving
-                            .iter()
-                            .take(LIST_ROWS)
-                            .map(|m| view! {
-                                <li><span class="name">{m.model.clone()}</span><span class="what">{m.what.clone()}</span><span class="why">{m.why.clone()}</span></li>
-                            })
-                            .collect_view()}
-                    </ul>
-                    {(more > 0).then(|| view! { <p class="more">{format!("and {more} more")}</p> })}
+                    <li>
+                        <span class="name">{m.model.clone()}</span>
+                        <span class="what">{m.what.clone()}{m.since.as_ref().map(|s| format!(" · {}", format::since_short(s)))}</span>
+                        <span class="why">{m.why.clone()}</span>
+                    </li>
                 }
                 .into_any()
-            }
-        }
+            },
+        ),
         Panel::Trouble => {
-            if v.troubled.is_empty() {
-                view! { <p class="big ok">"No node in trouble"</p> }.into_any()
-            } else {
-                let more = v.troubled.len().saturating_sub(LIST_ROWS);
-                view! {
-                    <p class="big warn">{v.troubled.len()}<span class="of">{if v.troubled.len() == 1 { " node" } else { " nodes" }}</span></p>
-                    <ul class="rows">
-                        {v.troubled
-                            .iter()
-                            .take(LIST_ROWS)
-                            .map(|t| view! {
-                                <li><span class="name">{t.node.clone()}</span><span class="why">{t.what.join(" · ")}</span></li>
-                            })
-                            .collect_view()}
-                    </ul>
-                    {(more > 0).then(|| view! { <p class="more">{format!("and {more} more")}</p> })}
-                }
-                .into_any()
-            }
+            // The last hour takes the room of as many nodes, and one more
+            // for its heading: the panel fits its screen either way.
+            let recent: Vec<JournalEvent> =
+                v.recent.iter().take(RECENT_ROWS).cloned().collect();
+            let rows = if recent.is_empty() { TROUBLE_ROWS.1 } else { TROUBLE_ROWS.0 };
+            view! { {troubled(v, rows)} <LastHour recent /> }.into_any()
         }
         Panel::Weights => view! {
             <p class="big">{if v.reclaimable_bytes > 0 { file_size(v.reclaimable_bytes) } else { "nothing".to_string() }}</p>
@@ -273,7 +338,7 @@ fn panel_body(panel: Panel, v: &WallView) -> AnyView {
         Panel::Trends => {
             let t = &v.trends;
             let span = match (t.first(), t.last()) {
-                (Some(a), Some(b)) if b.at > a.at => format!("over the last {}", format::duration(b.at - a.at)),
+                (Some(a), Some(b)) if b.at > a.at => format!("over the last {}", format::span(b.at - a.at)),
                 _ => "from now on".to_string(),
             };
             view! {

@@ -42,13 +42,14 @@ impl Cluster {
         period: Duration,
         read_only: bool,
         build: String,
+        journal: Arc<super::journal::Journal>,
     ) -> Self {
         let admin_api = Arc::new(admin_api);
         Self {
+            wall: Arc::new(WallFeed::new(build, journal, tag.id.clone())),
             tag,
             snapshots: Arc::new(Snapshots::new(admin_api.clone(), period)),
             admin_api,
-            wall: Arc::new(WallFeed::new(build)),
             changes: Arc::new(ChangeFeed::default()),
             read_only,
             reading_behind: AtomicBool::new(false),

@@ -1,15 +1,22 @@
 //! The wall screen's data: worked out once per refresh period from the
-//! shared lists, whatever the number of walls, and sampled into the trends.
+//! shared lists, whatever the number of walls, with the trends of the last
+//! seven days from the journal's store (or, while it cannot be read, of
+//! the hours this console has run).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::history::History;
+use super::journal::EventFilter;
+use super::journal::Journal;
+use super::journal::trends::{self, thinned};
 use super::snapshots::{Snapshot, Snapshots};
 use crate::admin_api::AdminApiError;
+use crate::admin_api::types::{ModelView, NodeView};
 use crate::format::ModelStatus;
-use crate::wall::{WallView, wall_view};
+use crate::journal_record::JournalEvent;
+use crate::wall::{Sample, WallView, wall_view};
 
 #[derive(Default)]
 pub struct WallFeed {
@@ -17,7 +24,13 @@ pub struct WallFeed {
     /// The last view that could be made: what a wall of several clusters
     /// keeps showing, marked stale, while one of them fails.
     last_good: Mutex<Option<Arc<WallView>>>,
+    /// This console's own samples, for as long as the store has none.
     history: History,
+    /// The store's samples of the last [`trends::REACH`], oldest first:
+    /// read whole once, then what was added since, once a period.
+    stored: Mutex<Vec<Sample>>,
+    journal: Arc<Journal>,
+    cluster: String,
     build: String,
 }
 
@@ -32,9 +45,12 @@ impl std::fmt::Debug for WallFeed {
 impl WallFeed {
     /// `build` names this console's build, so that walls from another one
     /// reload themselves.
-    pub fn new(build: String) -> Self {
+    /// `cluster` is the id the journal keeps its samples under.
+    pub fn new(build: String, journal: Arc<Journal>, cluster: String) -> Self {
         Self {
             build,
+            journal,
+            cluster,
             ..Self::default()
         }
     }
@@ -96,10 +112,83 @@ impl WallFeed {
                     .duration_since(UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs() as i64);
                 view.build = self.build.clone();
-                self.history.record(view.sample());
-                view.trends = self.history.samples();
+                self.date(&mut view, &nodes, &models);
+                view.recent = self.recent(view.taken_at).await;
+                view.trends = self.trends(view.sample()).await;
                 Ok(view)
             })
             .await
+    }
+
+    /// Since when each model not serving has had its status, and each
+    /// node in trouble its unhealthy GPUs.
+    fn date(&self, view: &mut WallView, nodes: &[NodeView], models: &[ModelView]) {
+        if !view.not_serving.is_empty() {
+            let by_name: HashMap<&str, &ModelView> =
+                models.iter().map(|m| (m.name.as_str(), m)).collect();
+            for entry in &mut view.not_serving {
+                if let Some(m) = by_name.get(entry.model.as_str()) {
+                    let status = ModelStatus::of(m).label();
+                    entry.since = self.journal.model_since(&self.cluster, &m.name, status);
+                }
+            }
+        }
+        if !view.troubled.is_empty() {
+            let by_id: HashMap<&str, &NodeView> = nodes
+                .iter()
+                .filter(|n| !n.unhealthy.is_empty())
+                .map(|n| (n.id.as_str(), n))
+                .collect();
+            for entry in &mut view.troubled {
+                if let Some(n) = by_id.get(entry.node.as_str()) {
+                    entry.unhealthy_since =
+                        self.journal
+                            .unhealthy_since(&self.cluster, &n.id, &n.unhealthy);
+                }
+            }
+        }
+    }
+
+    /// The journal's newest records of the cluster in the hour before
+    /// `now`; none while it cannot be read (every page says why).
+    async fn recent(&self, now: i64) -> Vec<JournalEvent> {
+        let Some(store) = self.journal.store() else {
+            return Vec::new();
+        };
+        let filter = EventFilter {
+            cluster: Some(self.cluster.clone()),
+            since: Some(now - 3600),
+            ..EventFilter::default()
+        };
+        self.journal
+            .read_shared(store, &filter, crate::wall::RECENT_ROWS as u32)
+            .await
+            .unwrap_or_default()
+    }
+
+    /// The trends up to `now`: the store's, thinned to what a sparkline
+    /// draws, or this console's own while the store has none to give.
+    async fn trends(&self, now: Sample) -> Vec<Sample> {
+        self.history.record(now);
+        let stored = || self.stored.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(store) = self.journal.store() {
+            let after = stored().last().map_or(now.at - trends::REACH, |s| s.at);
+            if let Ok(added) = store.samples_after(&self.cluster, after).await {
+                let mut kept = stored();
+                kept.extend(added);
+                let from = now.at - trends::REACH;
+                let gone = kept.partition_point(|s| s.at < from);
+                kept.drain(..gone);
+            }
+        }
+        let kept = stored();
+        if kept.is_empty() {
+            return self.history.samples();
+        }
+        let mut line = thinned(&kept);
+        if line.last().is_some_and(|last| last.at < now.at) {
+            line.push(now);
+        }
+        line
     }
 }

@@ -51,7 +51,9 @@ mod ssr {
 
     pub async fn list_models(query: String) -> Result<TablePage<ModelView>, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        Ok(TableQuery::parse(&query).page_of(&cx.cluster.snapshots.models().await?))
+        let mut page = TableQuery::parse(&query).page_of(&cx.cluster.snapshots.models().await?);
+        cx.journal.date_models(&cx.cluster.tag.id, &mut page.rows);
+        Ok(page)
     }
 
     pub async fn list_replicas(query: String) -> Result<TablePage<ReplicaView>, ConsoleError> {
@@ -69,9 +71,11 @@ mod ssr {
             lists.orphans(),
         );
         let (nodes, models, replicas, orphans) = (nodes?, models?, replicas?, orphans?);
+        let mut page = TableQuery::parse(&query).page_of(&nodes);
+        cx.journal.date_nodes(&cx.cluster.tag.id, &mut page.rows);
         Ok(OverviewReport {
             figures: overview(&nodes, &models, &replicas, &orphans),
-            nodes: TableQuery::parse(&query).page_of(&nodes),
+            nodes: page,
         })
     }
 }

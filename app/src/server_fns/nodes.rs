@@ -33,8 +33,6 @@ pub struct NodeReport {
     pub around: Surroundings,
     /// The other clusters that list a node of the same name.
     pub also_in: Vec<crate::cluster_tag::ClusterTag>,
-    /// Since when it has been in its state, from the journal.
-    pub since: Option<crate::journal_record::StateSince>,
 }
 
 #[server(endpoint = "/inspect_node")]
@@ -84,7 +82,9 @@ mod ssr {
     pub async fn list_nodes(query: String) -> Result<TablePage<NodeView>, ConsoleError> {
         let cx = ConsoleContext::current()?;
         let nodes = cx.cluster.snapshots.nodes().await?;
-        Ok(TableQuery::parse(&query).page_of(&nodes))
+        let mut page = TableQuery::parse(&query).page_of(&nodes);
+        cx.journal.date_nodes(&cx.cluster.tag.id, &mut page.rows);
+        Ok(page)
     }
 
     pub async fn node_report(id: String) -> Result<NodeReport, ConsoleError> {
@@ -107,14 +107,11 @@ mod ssr {
                 .known_nodes()
                 .is_some_and(|nodes| nodes.iter().any(|n| n.id == id))
         });
-        let node = nodes.iter().find(|n| n.id == id).cloned();
-        let since = node.as_ref().and_then(|n| {
-            let state = crate::server::journal::transitions::node_state(n);
-            cx.journal.node_since(&cx.cluster.tag.id, &id, &state)
-        });
+        let mut node = nodes.iter().find(|n| n.id == id).cloned();
+        cx.journal
+            .date_nodes(&cx.cluster.tag.id, node.as_mut_slice());
         Ok(NodeReport {
             also_in,
-            since,
             drain: drain_preview(&id, &nodes, &models, &replicas),
             around: Surroundings::around(&|n| n == id, &nodes, orphans, &replicas),
             node,

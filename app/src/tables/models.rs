@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::admin_api::types::ModelView;
-use crate::components::StatusBadge;
+use crate::components::{SinceNote, StatusBadge};
 use crate::format::{self, ModelStatus};
 use crate::table::{Cell, Column, Exported, ExportedTable, Field, SortKey, TableRow};
 use crate::urls;
@@ -80,7 +80,7 @@ fn status_cell(m: &ModelView) -> AnyView {
         }
         _ => None,
     };
-    view! { <StatusBadge status />{next} }.into_any()
+    view! { <StatusBadge status />{next}<SinceNote since=m.since.as_deref().cloned() /> }.into_any()
 }
 
 impl Exported for ModelView {

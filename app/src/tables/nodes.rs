@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::admin_api::types::NodeView;
-use crate::components::{NodeActions, PagedTable, StateBadge};
+use crate::components::{NodeActions, PagedTable, SinceNote, StateBadge};
 use crate::table::{
     Cell, Column, Exported, ExportedTable, Field, RowNote, SortKey, TablePage, TableQuery,
     TableRow, columns_text,
@@ -22,7 +22,8 @@ impl TableRow for NodeView {
         .sort(|n| SortKey::Text(n.id.clone()))
         .text(|n| n.id.clone()),
         Column::<Self>::new("state", "State", |n| {
-            view! { <StateBadge state=n.state.clone() /> }.into_any()
+            view! { <StateBadge state=n.state.clone() /><SinceNote since=n.since.as_ref().and_then(|d| d.state.clone()) /> }
+                .into_any()
         })
         .sort(|n| SortKey::Text(n.state.to_string()))
         .text(|n| n.state.to_string()),
@@ -91,15 +92,23 @@ impl TableRow for NodeView {
     }
 
     fn notes(&self) -> Vec<RowNote> {
+        let dates = self.since.as_ref().map(|d| d.unhealthy.as_slice());
         self.unhealthy
             .iter()
-            .map(|line| RowNote {
-                class: "unhealthy",
-                tone: "warn",
-                badge: "unhealthy GPU",
-                text: format!(
-                    "{line} — kept out of placement, which is usually why a node that looks idle gets no work."
-                ),
+            .enumerate()
+            .map(|(i, line)| {
+                let since = dates
+                    .and_then(|d| d.get(i).cloned().flatten())
+                    .map(|s| format!(", unhealthy {}", format::since(&s)))
+                    .unwrap_or_default();
+                RowNote {
+                    class: "unhealthy",
+                    tone: "warn",
+                    badge: "unhealthy GPU",
+                    text: format!(
+                        "{line}{since} — kept out of placement, which is usually why a node that looks idle gets no work."
+                    ),
+                }
             })
             .collect()
     }

@@ -7,6 +7,7 @@ pub mod shared;
 pub mod since;
 pub mod store;
 pub mod transitions;
+pub mod trends;
 
 pub use attempts::AttemptQueue;
 pub use recorder::Recorder;

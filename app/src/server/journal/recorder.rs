@@ -16,6 +16,7 @@ use super::shared::Journal;
 use super::since::{BRIDGED_GAP, RESUMED};
 use super::store::JournalStore;
 use super::transitions::{Reading, between};
+use super::trends;
 use crate::format::ModelStatus;
 use crate::journal_record::{EventKind, JournalEvent};
 use crate::server::audit::AuditLog;
@@ -61,6 +62,8 @@ pub struct Recorder {
 struct Followed {
     cluster: Arc<Cluster>,
     last: Option<Reading>,
+    /// When the wall's figures were last kept for the trends.
+    sampled_at: i64,
 }
 
 impl Recorder {
@@ -72,6 +75,7 @@ impl Recorder {
             .map(|cluster| Followed {
                 cluster,
                 last: None,
+                sampled_at: 0,
             })
             .collect();
         let mut pending: Vec<JournalEvent> = Vec::new();
@@ -89,6 +93,10 @@ impl Recorder {
                     continue;
                 }
             }
+            // The period's own cost, its reads of llmgw apart: what
+            // `/metrics` says recording takes.
+            let started = std::time::Instant::now();
+            let mut reading = Duration::ZERO;
             self.write_attempts(&store).await;
             self.follow(&store).await;
             let holds = store.hold_lease(&self.holder, lease).await;
@@ -104,13 +112,23 @@ impl Recorder {
             }
             leading = now_leading;
             let at = unix_now() as i64;
+            let backlog = pending.len();
+            let mut samples = Vec::new();
             for f in &mut followed {
-                let mut reading = self.read(&f.cluster, leading).await;
+                let read_at = std::time::Instant::now();
+                let mut read = self.read(&f.cluster, leading).await;
+                reading += read_at.elapsed();
                 if leading {
                     let cluster = &f.cluster.tag.id;
                     match &f.last {
-                        Some(last) => pending.extend(between(cluster, last, &reading, at)),
+                        Some(last) => pending.extend(between(cluster, last, &read, at)),
                         None => pending.push(self.started(&store, cluster, at).await),
+                    }
+                    if at - f.sampled_at >= trends::SPACING
+                        && let Some(sample) = sample_of(&f.cluster, &read, at)
+                    {
+                        f.sampled_at = at;
+                        samples.push((cluster.clone(), sample));
                     }
                 }
                 // A list that did not answer keeps its last answer: the
@@ -118,9 +136,24 @@ impl Recorder {
                 // last good one before, so what changed meanwhile is
                 // recorded (when it was seen), not lost.
                 if let Some(last) = f.last.take() {
-                    reading.carry_forward(last);
+                    read.carry_forward(last);
                 }
-                f.last = Some(reading);
+                f.last = Some(read);
+            }
+            // Reads that took half the lease may have let it lapse, and
+            // another console take over and record this period too: asked
+            // again, and this period's records dropped if it has.
+            if leading
+                && started.elapsed().as_secs() as i64 >= lease / 2
+                && let Ok(false) = store.hold_lease(&self.holder, lease).await
+            {
+                tracing::warn!(
+                    holder = %self.holder,
+                    "the journal's lease lapsed during a slow read; another console records now"
+                );
+                pending.truncate(backlog);
+                samples.clear();
+                leading = false;
             }
             if !leading && pending.is_empty() {
                 continue;
@@ -148,12 +181,26 @@ impl Recorder {
                 if let Err(e) = store.mark_recorded(&ids, at).await {
                     self.journal.set(Err(&e));
                 }
+                // A sample missed while the database fails is a gap in a
+                // line, not a lost record: not kept for later.
+                for (cluster, sample) in &samples {
+                    if let Err(e) = store.add_sample(cluster, sample).await {
+                        self.journal.set(Err(&e));
+                    }
+                }
+            }
+            if leading {
+                self.journal
+                    .recorded_period(started.elapsed().saturating_sub(reading));
             }
             if pruned_at.is_none_or(|t| t.elapsed() >= PRUNE_EVERY) {
                 pruned_at = Some(std::time::Instant::now());
                 let before = at - self.retain.as_secs() as i64;
                 if let Err(e) = store.prune(before).await {
                     tracing::warn!(error = %e, "old journal records could not be pruned");
+                }
+                if let Err(e) = store.prune_samples(at - trends::REACH).await {
+                    tracing::warn!(error = %e, "old trend samples could not be pruned");
                 }
             }
         }
@@ -273,4 +320,23 @@ impl Recorder {
             headlines,
         }
     }
+}
+
+/// The wall's headline figures of `reading`, when its three lists are in;
+/// the orphaned weights as last listed, or none.
+fn sample_of(cluster: &Cluster, reading: &Reading, at: i64) -> Option<crate::wall::Sample> {
+    let (nodes, models, replicas) = (
+        reading.nodes.as_ref()?,
+        reading.models.as_ref()?,
+        reading.replicas.as_ref()?,
+    );
+    let orphans = cluster
+        .snapshots
+        .known()
+        .orphans
+        .and_then(|read| read.answer.ok());
+    let orphans = orphans.as_deref().map_or(&[][..], Vec::as_slice);
+    let mut view = crate::wall::wall_view(nodes, models, replicas, orphans, &|_| None);
+    view.taken_at = at;
+    Some(view.sample())
 }

@@ -3,6 +3,7 @@
 //! (for the events page and the history sections), and since when each
 //! node and model has been in its present state.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
 
 use std::collections::VecDeque;
@@ -10,7 +11,8 @@ use std::sync::Arc;
 
 use super::since::SinceIndex;
 use super::store::{EventFilter, JournalStore, StoreError};
-use crate::journal_record::{JournalEvent, StateSince};
+use crate::admin_api::types::{ModelView, NodeView};
+use crate::journal_record::{JournalEvent, NodeSince, StateSince};
 
 /// Answers kept for pages that ask the same: open pages read again on
 /// every change of the cluster, and a hundred viewers of one events page
@@ -26,6 +28,10 @@ pub struct Journal {
     since: RwLock<SinceIndex>,
     /// Recent answers, with the newest record they saw; newest last.
     answers: Mutex<VecDeque<Answer>>,
+    /// Periods this console recorded, and the time they took, its reads of
+    /// llmgw apart: for `/metrics`.
+    periods: AtomicU64,
+    recording_micros: AtomicU64,
 }
 
 impl Journal {
@@ -40,6 +46,21 @@ impl Journal {
     /// The store, once the recorder has opened it.
     pub fn store(&self) -> Option<&JournalStore> {
         self.store.get()
+    }
+
+    pub(super) fn recorded_period(&self, took: std::time::Duration) {
+        self.periods.fetch_add(1, Ordering::Relaxed);
+        self.recording_micros
+            .fetch_add(took.as_micros() as u64, Ordering::Relaxed);
+    }
+
+    /// The periods this console recorded, and the seconds that took in
+    /// all (its reads of llmgw apart).
+    pub fn recording(&self) -> (u64, f64) {
+        (
+            self.periods.load(Ordering::Relaxed),
+            self.recording_micros.load(Ordering::Relaxed) as f64 / 1e6,
+        )
     }
 
     pub(super) fn opened(&self, store: JournalStore) {
@@ -98,11 +119,49 @@ impl Journal {
         Ok(events.as_ref().clone())
     }
 
-    /// Since when `node` has been `state` (llmgw's word), and who put it
-    /// there through a console and why.
-    pub fn node_since(&self, cluster: &str, node: &str, state: &str) -> Option<StateSince> {
-        self.read_index()
-            .node(cluster, node, state)
+    /// Fills in, for each of `nodes` of `cluster` (a page's rows), since
+    /// when it has been in its state and each of its GPUs unhealthy.
+    pub fn date_nodes(&self, cluster: &str, nodes: &mut [NodeView]) {
+        let index = self.read_index();
+        for n in nodes {
+            let state = super::transitions::node_state(n);
+            let dates = NodeSince {
+                state: index.node(cluster, &n.id, &state).map(checked_now),
+                unhealthy: n
+                    .unhealthy
+                    .iter()
+                    .map(|gpu| index.gpu(cluster, &n.id, gpu).map(checked_now))
+                    .collect(),
+            };
+            n.since = Some(Box::new(dates));
+        }
+    }
+
+    /// Fills in, for each of `models` of `cluster`, since when it has had
+    /// its status.
+    pub fn date_models(&self, cluster: &str, models: &mut [ModelView]) {
+        let index = self.read_index();
+        for m in models {
+            let status = crate::format::ModelStatus::of(m).label();
+            m.since = index
+                .model(cluster, &m.name, status)
+                .map(checked_now)
+                .map(Box::new);
+        }
+    }
+
+    /// Since when the first of `node`'s GPUs now unhealthy (`gpus`, as
+    /// llmgw describes them) has been.
+    pub fn unhealthy_since(
+        &self,
+        cluster: &str,
+        node: &str,
+        gpus: &[String],
+    ) -> Option<StateSince> {
+        let index = self.read_index();
+        gpus.iter()
+            .filter_map(|gpu| index.gpu(cluster, node, gpu))
+            .min_by_key(|s| s.at)
             .map(checked_now)
     }
 

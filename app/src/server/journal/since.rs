@@ -13,6 +13,8 @@ use crate::journal_record::{EventKind, JournalEvent, StateSince};
 /// and its undoing both within the gap are missed, as within one poll.
 pub const BRIDGED_GAP: i64 = 600;
 
+const UNHEALTHY: &str = "unhealthy";
+
 /// The detail of a start of recording after a gap no longer than
 /// [`BRIDGED_GAP`].
 pub const RESUMED: &str = "resumed";
@@ -35,6 +37,9 @@ pub struct SinceIndex {
     resumed: HashMap<String, i64>,
     nodes: HashMap<(String, String), Mark>,
     models: HashMap<(String, String), Mark>,
+    /// Each node's GPUs seen to turn unhealthy or healthy, by the line
+    /// llmgw gives for the GPU.
+    gpus: HashMap<(String, String), HashMap<String, Mark>>,
     changes: HashMap<(String, String), Change>,
 }
 
@@ -91,7 +96,26 @@ impl SinceIndex {
                     self.resumed.insert(e.cluster.clone(), e.at);
                 }
                 EventKind::NodeAppeared | EventKind::NodeState | EventKind::NodeGone => {
+                    if e.kind == EventKind::NodeGone
+                        && let Some(k) = &node
+                    {
+                        self.gpus.remove(k);
+                    }
                     track(&mut self.nodes, node, e);
+                }
+                EventKind::GpuUnhealthy | EventKind::GpuHealthy => {
+                    if let (Some(k), Some(gpu)) = (node, &e.detail) {
+                        let state = if e.kind == EventKind::GpuUnhealthy {
+                            UNHEALTHY
+                        } else {
+                            "healthy"
+                        };
+                        let mark = Mark {
+                            at: e.at,
+                            state: state.into(),
+                        };
+                        self.gpus.entry(k).or_default().insert(gpu.clone(), mark);
+                    }
                 }
                 EventKind::ModelAppeared | EventKind::ModelStatus | EventKind::ModelGone => {
                     track(&mut self.models, model, e);
@@ -138,6 +162,14 @@ impl SinceIndex {
             since.reason = change.reason.clone();
         }
         Some(since)
+    }
+
+    /// Since when the GPU of `node` that llmgw describes as `gpu` has been
+    /// unhealthy.
+    pub fn gpu(&self, cluster: &str, node: &str, gpu: &str) -> Option<StateSince> {
+        let k = (cluster.to_string(), node.to_string());
+        let mark = self.gpus.get(&k).and_then(|g| g.get(gpu));
+        self.since(cluster, mark, UNHEALTHY)
     }
 
     /// Since when `model` of `cluster` has had `status` (the console's
@@ -323,6 +355,42 @@ mod tests {
         assert_eq!(
             ix.model("eu", "big", "not placed").map(|s| s.at_least),
             Some(true)
+        );
+    }
+
+    #[test]
+    fn an_unhealthy_gpu_is_dated_from_when_it_turned() {
+        let mut ix = SinceIndex::default();
+        let gpu = |id, when, kind| {
+            at(
+                id,
+                JournalEvent::new(when, "eu", kind)
+                    .node("n1")
+                    .detail("gpu 3: XID 79"),
+            )
+        };
+        ix.apply(&[at(
+            1,
+            JournalEvent::new(100, "eu", EventKind::RecordingStarted),
+        )]);
+        let before = ix.gpu("eu", "n1", "gpu 3: XID 79").expect("from 100");
+        assert_eq!((before.at, before.at_least), (100, true));
+        ix.apply(&[
+            gpu(2, 200, EventKind::GpuHealthy),
+            gpu(3, 300, EventKind::GpuUnhealthy),
+        ]);
+        let since = ix.gpu("eu", "n1", "gpu 3: XID 79").expect("seen");
+        assert_eq!((since.at, since.at_least), (300, false));
+        ix.apply(&[at(
+            4,
+            JournalEvent::new(400, "eu", EventKind::NodeGone).node("n1"),
+        )]);
+        let back = ix
+            .gpu("eu", "n1", "gpu 3: XID 79")
+            .expect("the record's start");
+        assert!(
+            back.at_least,
+            "a node that went and came back is not dated by its past"
         );
     }
 }

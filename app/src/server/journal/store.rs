@@ -105,6 +105,10 @@ impl JournalStore {
         self.backend
     }
 
+    pub(super) fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
     async fn create_schema(&self) -> Result<(), StoreError> {
         let id = match self.backend {
             Backend::Sqlite => "INTEGER PRIMARY KEY",
@@ -137,6 +141,20 @@ impl JournalStore {
             "CREATE TABLE IF NOT EXISTS recorded (
                 cluster TEXT PRIMARY KEY,
                 until_at BIGINT NOT NULL
+            )"
+            .into(),
+            // The wall's trends (see `trends`): a sample of each
+            // cluster's figures a minute.
+            "CREATE TABLE IF NOT EXISTS samples (
+                cluster TEXT NOT NULL,
+                at BIGINT NOT NULL,
+                gpu_free BIGINT NOT NULL,
+                gpu_total BIGINT NOT NULL,
+                unhealthy_gpus BIGINT NOT NULL,
+                not_serving BIGINT NOT NULL,
+                nodes_in_trouble BIGINT NOT NULL,
+                reclaimable_bytes BIGINT NOT NULL,
+                PRIMARY KEY (cluster, at)
             )"
             .into(),
             "CREATE TABLE IF NOT EXISTS recorder (
@@ -266,7 +284,8 @@ impl JournalStore {
     }
 
     /// The newest record of each node and each model that says what state
-    /// it is in, each cluster's newest start of recording, and each node's
+    /// it is in (and of each GPU whether it is unhealthy), each cluster's
+    /// newest start of recording, and each node's
     /// newest change of state made through a console, oldest first: all
     /// that the present's "since when" is worked out from, without reading
     /// the whole journal at start.
@@ -282,6 +301,7 @@ impl JournalStore {
         let parts = [
             newest(&[NodeAppeared, NodeState, NodeGone], "node", ""),
             newest(&[ModelAppeared, ModelStatus, ModelGone], "model", ""),
+            newest(&[GpuUnhealthy, GpuHealthy], "node, detail", ""),
             newest(&[RecordingStarted], "kind", ""),
             // The newest start after a long gap: what a state is dated from
             // at the most (see `since`).

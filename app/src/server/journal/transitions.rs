@@ -88,6 +88,11 @@ fn nodes(
                     .node(&n.id)
                     .detail(node_state(n)),
             );
+            // Unhealthy as it appears: dated from then, not from a time
+            // the node was not there.
+            for gpu in &n.unhealthy {
+                out.push(event(EventKind::GpuUnhealthy).node(&n.id).detail(gpu));
+            }
             continue;
         };
         if *old == n {
