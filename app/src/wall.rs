@@ -121,6 +121,17 @@ pub struct NotServing {
     pub since: Option<crate::journal_record::StateSince>,
 }
 
+impl NotServing {
+    /// Whether its line is about the model's status (not placed, below
+    /// minimum), which the journal dates, rather than a replica's start.
+    pub fn since_is_its_status(&self) -> bool {
+        self.what != STARTING_FOR_LONG
+    }
+}
+
+/// What the wall says of a model with a replica starting for long.
+const STARTING_FOR_LONG: &str = "starting for long";
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Trouble {
     pub node: String,
@@ -324,7 +335,7 @@ pub fn wall_view(
             }),
             _ if long_start.is_some() => Some(NotServing {
                 model: m.name.clone(),
-                what: "starting for long".into(),
+                what: STARTING_FOR_LONG.into(),
                 why: format!(
                     "a replica has been starting for {}",
                     format::duration(long_start.unwrap_or_default())

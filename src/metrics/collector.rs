@@ -263,7 +263,6 @@ impl Collector for ConsoleCollector {
 }
 
 impl ConsoleCollector {
-    /// A series per node and figure, from each cluster's last node list.
     /// Whether the journal's database answers, and what recording costs
     /// this console.
     fn encode_journal(&self, e: &mut DescriptorEncoder) -> Result<(), Error> {
@@ -291,6 +290,7 @@ impl ConsoleCollector {
         Ok(())
     }
 
+    /// A series per node and figure, from each cluster's last node list.
     fn encode_nodes(&self, e: &mut DescriptorEncoder) -> Result<(), Error> {
         let lists: Vec<(String, Arc<Vec<app::admin_api::types::NodeView>>)> = self
             .clusters

@@ -20,6 +20,10 @@ pub fn StateBadge(state: NodeState) -> impl IntoView {
     view! { <span class=class>{format::or_dash(state.as_str())}</span> }
 }
 
+/// Said on hover of every date from the journal.
+pub const JOURNAL_NOTE: &str =
+    "From the console's journal: a change shorter than one poll is not seen.";
+
 /// Since when the state beside it has held, short, with the whole
 /// sentence on hover; nothing where the journal does not know.
 #[component]
@@ -27,7 +31,7 @@ pub fn SinceNote(since: Option<crate::journal_record::StateSince>) -> impl IntoV
     since.map(|s| {
         view! {
             " "
-            <span class="since" title=format!("{}. From the console's journal: a change shorter than one poll is not seen.", format::since(&s))>
+            <span class="since" title=format!("{}. {JOURNAL_NOTE}", format::since(&s))>
                 {format::since_short(&s)}
             </span>
         }

@@ -3,10 +3,6 @@
 //! of the models short of their wanted count.
 
 use leptos::prelude::*;
-
-/// Said on hover of every date from the journal.
-const JOURNAL_NOTE: &str =
-    "From the console's journal: a change shorter than one poll is not seen.";
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
@@ -106,7 +102,7 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
                 <dt>"State"</dt>
                 <dd>
                     <StateBadge state=node.state.clone() />
-                    {dates.state.as_ref().map(|s| view! { " " <span class="since" title=JOURNAL_NOTE>{format::since(s)}</span> })}
+                    {dates.state.as_ref().map(|s| view! { " " <span class="since" title=crate::components::badges::JOURNAL_NOTE>{format::since(s)}</span> })}
                 </dd>
                 <dt>"GPUs"</dt>
                 <dd>{format::gpus(&node)}</dd>
@@ -130,7 +126,7 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
                         <h2>"Unhealthy GPUs"</h2>
                         <p>"Kept out of placement; usually why this node gets no work while it looks idle."</p>
                         <ul>{unhealthy.into_iter().map(|(l, since)| view! {
-                            <li>{l}{since.map(|s| view! { " " <span class="since" title=JOURNAL_NOTE>{format!("unhealthy {}", format::since(&s))}</span> })}</li>
+                            <li>{l}{since.map(|s| view! { " " <span class="since" title=crate::components::badges::JOURNAL_NOTE>{format!("unhealthy {}", format::since(&s))}</span> })}</li>
                         }).collect_view()}</ul>
                     </section>
                 }

@@ -358,24 +358,26 @@ fn panel_body(panel: Panel, v: &WallView) -> AnyView {
 const SPARK_W: f64 = 300.0;
 const SPARK_H: f64 = 60.0;
 
-/// The points of a sparkline of `values` in a SPARK_W × SPARK_H box.
-fn spark_points(values: &[i64]) -> String {
+/// The points of a sparkline of `(time, value)` pairs, oldest first, in a
+/// SPARK_W × SPARK_H box: placed by time, so that a gap in the record
+/// shows as a long straight stretch, not as nothing.
+fn spark_points(values: &[(i64, i64)]) -> String {
     let (lo, hi) = (
-        values.iter().copied().min().unwrap_or(0),
-        values.iter().copied().max().unwrap_or(0),
+        values.iter().map(|v| v.1).min().unwrap_or(0),
+        values.iter().map(|v| v.1).max().unwrap_or(0),
     );
     let range = (hi - lo).max(1) as f64;
-    let step = if values.len() > 1 {
-        SPARK_W / (values.len() - 1) as f64
-    } else {
-        0.0
-    };
+    let (first, last) = (
+        values.first().map_or(0, |v| v.0),
+        values.last().map_or(0, |v| v.0),
+    );
+    let span = (last - first).max(1) as f64;
     values
         .iter()
-        .enumerate()
-        .map(|(i, v)| {
+        .map(|(at, v)| {
+            let x = (at - first) as f64 / span * SPARK_W;
             let y = SPARK_H - 4.0 - (*v - lo) as f64 / range * (SPARK_H - 8.0);
-            format!("{:.1},{:.1}", i as f64 * step, y)
+            format!("{x:.1},{y:.1}")
         })
         .collect::<Vec<_>>()
         .join(" ")
@@ -383,8 +385,8 @@ fn spark_points(values: &[i64]) -> String {
 
 #[component]
 fn Spark(label: &'static str, samples: Vec<Sample>, value: fn(&Sample) -> i64) -> impl IntoView {
-    let values: Vec<i64> = samples.iter().map(value).collect();
-    let now = values.last().copied().unwrap_or_default();
+    let values: Vec<(i64, i64)> = samples.iter().map(|s| (s.at, value(s))).collect();
+    let now = values.last().map(|v| v.1).unwrap_or_default();
     let points = spark_points(&values);
     view! {
         <figure class="spark" data-spark=label>
@@ -402,8 +404,16 @@ mod tests {
 
     #[test]
     fn a_sparkline_spans_its_box() {
-        assert_eq!(spark_points(&[0, 5, 10]), "0.0,56.0 150.0,30.0 300.0,4.0");
-        assert_eq!(spark_points(&[3]), "0.0,56.0");
+        assert_eq!(
+            spark_points(&[(0, 0), (10, 5), (20, 10)]),
+            "0.0,56.0 150.0,30.0 300.0,4.0"
+        );
+        // A day of nothing, then an hour: the day takes its room.
+        assert_eq!(
+            spark_points(&[(0, 0), (86_400, 0), (90_000, 10)]),
+            "0.0,56.0 288.0,56.0 300.0,4.0"
+        );
+        assert_eq!(spark_points(&[(7, 3)]), "0.0,56.0");
         assert_eq!(time_of_day(3600 * 25 + 61), "01:01:01");
     }
 }

@@ -15,8 +15,11 @@ use super::snapshots::{Snapshot, Snapshots};
 use crate::admin_api::AdminApiError;
 use crate::admin_api::types::{ModelView, NodeView};
 use crate::format::ModelStatus;
-use crate::journal_record::JournalEvent;
+use crate::journal_record::{EventKind, JournalEvent};
 use crate::wall::{Sample, WallView, wall_view};
+
+/// How long the wall's view waits for the journal's database.
+const STORE_WAIT: Duration = Duration::from_millis(500);
 
 #[derive(Default)]
 pub struct WallFeed {
@@ -127,7 +130,11 @@ impl WallFeed {
             let by_name: HashMap<&str, &ModelView> =
                 models.iter().map(|m| (m.name.as_str(), m)).collect();
             for entry in &mut view.not_serving {
-                if let Some(m) = by_name.get(entry.model.as_str()) {
+                // One starting for long may be ready, with a replica slow
+                // to start: its line gives the replica's age, not a date.
+                if let Some(m) = by_name.get(entry.model.as_str())
+                    && entry.since_is_its_status()
+                {
                     let status = ModelStatus::of(m).label();
                     entry.since = self.journal.model_since(&self.cluster, &m.name, status);
                 }
@@ -149,31 +156,50 @@ impl WallFeed {
         }
     }
 
-    /// The journal's newest records of the cluster in the hour before
-    /// `now`; none while it cannot be read (every page says why).
+    /// The store, while it answers: every wall waits for this view, and
+    /// the live figures must not wait for a database that is down.
+    fn answering_store(&self) -> Option<&super::journal::JournalStore> {
+        self.journal
+            .store()
+            .filter(|_| self.journal.error().is_none())
+    }
+
+    /// The journal's newest changes of the cluster in the hour before
+    /// `now` (what llmgw's lists showed change: a refused attempt or a
+    /// restart of the console is not news on a wall); none while it
+    /// cannot be read (every page says why).
     async fn recent(&self, now: i64) -> Vec<JournalEvent> {
-        let Some(store) = self.journal.store() else {
+        let Some(store) = self.answering_store() else {
             return Vec::new();
         };
         let filter = EventFilter {
             cluster: Some(self.cluster.clone()),
+            kinds: EventKind::ALL
+                .into_iter()
+                .filter(|k| !matches!(k, EventKind::RecordingStarted | EventKind::Attempt))
+                .collect(),
             since: Some(now - 3600),
             ..EventFilter::default()
         };
-        self.journal
-            .read_shared(store, &filter, crate::wall::RECENT_ROWS as u32)
-            .await
-            .unwrap_or_default()
+        // Once a period, whatever the number of walls: not through the
+        // pages' shared answers, whose keys this would push out.
+        let read = store.read(&filter, crate::wall::RECENT_ROWS as u32);
+        match tokio::time::timeout(STORE_WAIT, read).await {
+            Ok(Ok(events)) => events,
+            _ => Vec::new(),
+        }
     }
 
     /// The trends up to `now`: the store's, thinned to what a sparkline
-    /// draws, or this console's own while the store has none to give.
+    /// draws, then this console's own after them; only its own while the
+    /// store has none to give.
     async fn trends(&self, now: Sample) -> Vec<Sample> {
         self.history.record(now);
         let stored = || self.stored.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(store) = self.journal.store() {
+        if let Some(store) = self.answering_store() {
             let after = stored().last().map_or(now.at - trends::REACH, |s| s.at);
-            if let Ok(added) = store.samples_after(&self.cluster, after).await {
+            let read = store.samples_after(&self.cluster, after);
+            if let Ok(Ok(added)) = tokio::time::timeout(STORE_WAIT, read).await {
                 let mut kept = stored();
                 kept.extend(added);
                 let from = now.at - trends::REACH;
@@ -185,10 +211,11 @@ impl WallFeed {
         if kept.is_empty() {
             return self.history.samples();
         }
+        // Then this console's own samples since the store's last: the
+        // figure now, and what a store that stopped answering missed.
         let mut line = thinned(&kept);
-        if line.last().is_some_and(|last| last.at < now.at) {
-            line.push(now);
-        }
+        let last = line.last().map_or(i64::MIN, |s| s.at);
+        line.extend(self.history.samples().into_iter().filter(|s| s.at > last));
         line
     }
 }

@@ -80,6 +80,9 @@ impl Recorder {
             .collect();
         let mut pending: Vec<JournalEvent> = Vec::new();
         let mut leading = false;
+        // Until when this console's lease holds, by its own clock, counted
+        // from before it last asked.
+        let mut valid_until: i64 = 0;
         let mut pruned_at: Option<std::time::Instant> = None;
         let lease = (period * 3).max(Duration::from_secs(10)).as_secs() as i64;
         let mut tick = tokio::time::interval(period);
@@ -99,8 +102,26 @@ impl Recorder {
             let mut reading = Duration::ZERO;
             self.write_attempts(&store).await;
             self.follow(&store).await;
+            let asked = unix_now() as i64;
             let holds = store.hold_lease(&self.holder, lease).await;
             self.journal.set(holds.as_ref().map(|_| ()));
+            match holds {
+                Ok(true) => valid_until = asked + lease,
+                // Lost while the database did not answer this console (and
+                // did another): what it saw after its lease ran out may be
+                // the new holder's record too.
+                Ok(false) if leading => {
+                    let before = pending.len();
+                    pending.retain(|e| e.at <= valid_until);
+                    if pending.len() < before {
+                        tracing::warn!(
+                            dropped = before - pending.len(),
+                            "journal records seen after this console's lease ran out dropped"
+                        );
+                    }
+                }
+                _ => {}
+            }
             let now_leading = holds.unwrap_or(leading);
             if now_leading && !leading {
                 // Taken over (or first start): what happened before is
@@ -140,20 +161,26 @@ impl Recorder {
                 }
                 f.last = Some(read);
             }
-            // Reads that took half the lease may have let it lapse, and
-            // another console take over and record this period too: asked
-            // again, and this period's records dropped if it has.
-            if leading
-                && started.elapsed().as_secs() as i64 >= lease / 2
-                && let Ok(false) = store.hold_lease(&self.holder, lease).await
-            {
-                tracing::warn!(
-                    holder = %self.holder,
-                    "the journal's lease lapsed during a slow read; another console records now"
-                );
-                pending.truncate(backlog);
-                samples.clear();
-                leading = false;
+            // Reads so slow that under half the lease is left may have let
+            // it lapse, and another console take over and record this
+            // period too: asked again, and this period's records dropped
+            // if it has.
+            let asked = unix_now() as i64;
+            if leading && asked + lease / 2 >= valid_until {
+                match store.hold_lease(&self.holder, lease).await {
+                    Ok(true) => valid_until = asked + lease,
+                    Ok(false) => {
+                        tracing::warn!(
+                            holder = %self.holder,
+                            "the journal's lease lapsed during a slow read; another console records now"
+                        );
+                        pending.truncate(backlog);
+                        samples.clear();
+                        leading = false;
+                    }
+                    // Not known: kept, and judged when the database answers.
+                    Err(_) => {}
+                }
             }
             if !leading && pending.is_empty() {
                 continue;
@@ -177,6 +204,8 @@ impl Recorder {
             }
             if written.is_ok() {
                 pending.clear();
+                // The pages' "since when" at once, not a period later.
+                self.follow(&store).await;
                 let ids: Vec<&str> = followed.iter().map(|f| f.cluster.tag.id.as_str()).collect();
                 if let Err(e) = store.mark_recorded(&ids, at).await {
                     self.journal.set(Err(&e));
@@ -189,7 +218,7 @@ impl Recorder {
                     }
                 }
             }
-            if leading {
+            if leading && written.is_ok() {
                 self.journal
                     .recorded_period(started.elapsed().saturating_sub(reading));
             }

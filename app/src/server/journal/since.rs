@@ -37,8 +37,8 @@ pub struct SinceIndex {
     resumed: HashMap<String, i64>,
     nodes: HashMap<(String, String), Mark>,
     models: HashMap<(String, String), Mark>,
-    /// Each node's GPUs seen to turn unhealthy or healthy, by the line
-    /// llmgw gives for the GPU.
+    /// Each node's GPUs seen to turn unhealthy and not seen healthy since,
+    /// by the line llmgw gives for the GPU.
     gpus: HashMap<(String, String), HashMap<String, Mark>>,
     changes: HashMap<(String, String), Change>,
 }
@@ -96,25 +96,34 @@ impl SinceIndex {
                     self.resumed.insert(e.cluster.clone(), e.at);
                 }
                 EventKind::NodeAppeared | EventKind::NodeState | EventKind::NodeGone => {
-                    if e.kind == EventKind::NodeGone
+                    // A node that goes, or appears (again), starts its GPUs'
+                    // record afresh: its unhealthy ones follow its appearance.
+                    if e.kind != EventKind::NodeState
                         && let Some(k) = &node
                     {
                         self.gpus.remove(k);
                     }
                     track(&mut self.nodes, node, e);
                 }
-                EventKind::GpuUnhealthy | EventKind::GpuHealthy => {
+                EventKind::GpuUnhealthy => {
                     if let (Some(k), Some(gpu)) = (node, &e.detail) {
-                        let state = if e.kind == EventKind::GpuUnhealthy {
-                            UNHEALTHY
-                        } else {
-                            "healthy"
-                        };
                         let mark = Mark {
                             at: e.at,
-                            state: state.into(),
+                            state: UNHEALTHY.into(),
                         };
                         self.gpus.entry(k).or_default().insert(gpu.clone(), mark);
+                    }
+                }
+                // Only GPUs unhealthy now are followed, so that lines llmgw
+                // no longer sends do not pile up.
+                EventKind::GpuHealthy => {
+                    if let (Some(k), Some(gpu)) = (node, &e.detail)
+                        && let Some(gpus) = self.gpus.get_mut(&k)
+                    {
+                        gpus.remove(gpu);
+                        if gpus.is_empty() {
+                            self.gpus.remove(&k);
+                        }
                     }
                 }
                 EventKind::ModelAppeared | EventKind::ModelStatus | EventKind::ModelGone => {
@@ -168,8 +177,20 @@ impl SinceIndex {
     /// unhealthy.
     pub fn gpu(&self, cluster: &str, node: &str, gpu: &str) -> Option<StateSince> {
         let k = (cluster.to_string(), node.to_string());
-        let mark = self.gpus.get(&k).and_then(|g| g.get(gpu));
-        self.since(cluster, mark, UNHEALTHY)
+        // As the journal keeps it (see `store::storable`).
+        let line = gpu.replace('\0', "\u{FFFD}");
+        match self.gpus.get(&k).and_then(|g| g.get(&line)) {
+            Some(mark) => self.since(cluster, Some(mark), UNHEALTHY),
+            // Not seen to turn: it may have turned in any gap of the
+            // record, so it is known only since the record last resumed.
+            None => self.resumed.get(cluster).map(|&at| StateSince {
+                at,
+                at_least: true,
+                by: None,
+                reason: None,
+                checked: 0,
+            }),
+        }
     }
 
     /// Since when `model` of `cluster` has had `status` (the console's
@@ -187,8 +208,14 @@ impl SinceIndex {
         let resumed = self.resumed.get(cluster).copied();
         let (at, at_least) = match (mark, started) {
             (Some(m), Some(s)) if m.state == state && m.at >= s => (m.at, false),
-            // Seen to change since: it changed while nobody recorded.
-            (Some(m), _) if m.state != state => (resumed?, true),
+            // Seen to change since: it changed while nobody recorded, if
+            // the mark is older than the record's last resumption; else
+            // the change is not in the index yet (it follows the journal
+            // a period behind the pages), and nothing is said.
+            (Some(m), _) if m.state != state => match resumed {
+                Some(r) if m.at < r => (r, true),
+                _ => return None,
+            },
             (_, Some(s)) => (s, true),
             // The record's start was pruned: the mark is all there is.
             (Some(m), None) => (m.at, true),
@@ -342,12 +369,10 @@ mod tests {
                 .map(|s| (s.at, s.at_least)),
             Some((50, false))
         );
-        // What the lists say now and the record disagree: the record missed
-        // a change, so only its start is known.
-        assert_eq!(
-            ix.model("eu", "big", "ready").map(|s| (s.at, s.at_least)),
-            Some((10, true))
-        );
+        // What the lists say now and the record disagree, with no gap in
+        // the record since: the change is yet to be recorded, and nothing
+        // is said of it until it is.
+        assert_eq!(ix.model("eu", "big", "ready"), None);
         ix.apply(&[at(
             4,
             JournalEvent::new(60, "eu", EventKind::ModelGone).model("big"),
@@ -381,16 +406,51 @@ mod tests {
         ]);
         let since = ix.gpu("eu", "n1", "gpu 3: XID 79").expect("seen");
         assert_eq!((since.at, since.at_least), (300, false));
+        // A restart within the bridged gap: one not seen to turn is known
+        // only since the record resumed, one seen keeps its start.
         ix.apply(&[at(
             4,
-            JournalEvent::new(400, "eu", EventKind::NodeGone).node("n1"),
+            JournalEvent::new(350, "eu", EventKind::RecordingStarted).detail(RESUMED),
         )]);
-        let back = ix
-            .gpu("eu", "n1", "gpu 3: XID 79")
-            .expect("the record's start");
-        assert!(
-            back.at_least,
-            "a node that went and came back is not dated by its past"
-        );
+        let other = ix.gpu("eu", "n1", "gpu 4: XID 48").expect("from 350");
+        assert_eq!((other.at, other.at_least), (350, true));
+        assert_eq!(ix.gpu("eu", "n1", "gpu 3: XID 79").map(|s| s.at), Some(300));
+        // Gone and back: dated from its appearance, never from its past.
+        ix.apply(&[
+            at(
+                5,
+                JournalEvent::new(400, "eu", EventKind::NodeGone).node("n1"),
+            ),
+            at(
+                6,
+                JournalEvent::new(500, "eu", EventKind::NodeAppeared)
+                    .node("n1")
+                    .detail("ready"),
+            ),
+            gpu(7, 500, EventKind::GpuUnhealthy),
+        ]);
+        let back = ix.gpu("eu", "n1", "gpu 3: XID 79").expect("seen");
+        assert_eq!((back.at, back.at_least), (500, false));
+        // Healthy again: no longer followed.
+        ix.apply(&[gpu(8, 600, EventKind::GpuHealthy)]);
+        assert!(ix.gpus.is_empty());
+    }
+
+    #[test]
+    fn a_change_not_yet_in_the_index_is_not_dated_from_the_past() {
+        let mut ix = SinceIndex::default();
+        ix.apply(&[
+            at(1, JournalEvent::new(100, "eu", EventKind::RecordingStarted)),
+            at(
+                2,
+                JournalEvent::new(200, "eu", EventKind::NodeState)
+                    .node("n1")
+                    .change("ready", "cordoned"),
+            ),
+        ]);
+        // The page's read already says ready again; the journal will say
+        // so a period later.
+        assert_eq!(ix.node("eu", "n1", "ready"), None);
+        assert_eq!(ix.node("eu", "n1", "cordoned").map(|s| s.at), Some(200));
     }
 }

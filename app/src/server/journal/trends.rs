@@ -94,7 +94,8 @@ pub fn thinned(samples: &[Sample]) -> Vec<Sample> {
     if samples.len() <= POINTS {
         return samples.to_vec();
     }
-    let stretch = ((last.at - first.at) / POINTS as i64).max(1);
+    // Rounded up, so that the stretches number POINTS at most.
+    let stretch = (last.at - first.at) / POINTS as i64 + 1;
     let mut points: Vec<Sample> = Vec::with_capacity(POINTS + 1);
     let mut bucket = None;
     for s in samples {
@@ -139,10 +140,10 @@ mod tests {
             .map(|i| sample(i * SPACING, i64::from(i == 5_000)))
             .collect();
         let points = thinned(&week);
-        assert!(points.len() <= POINTS + 1, "{}", points.len());
+        assert!(points.len() <= POINTS, "{}", points.len());
         assert!(points.len() >= POINTS - 1, "{}", points.len());
         assert_eq!(points.first().map(|p| p.at), Some(0));
-        let (end, stretch) = (week[week.len() - 1].at, REACH / POINTS as i64);
+        let (end, stretch) = (week[week.len() - 1].at, REACH / POINTS as i64 + 1);
         assert!(points.last().is_some_and(|p| end - p.at <= stretch));
         assert_eq!(points.iter().filter(|p| p.nodes_in_trouble == 1).count(), 1);
         assert_eq!(points.iter().map(|p| p.gpu_free).min(), Some(99));
