@@ -25,7 +25,8 @@ test('a node page joins capacity, unhealthy GPUs, replicas and the rejections th
     })
     .toBe(0);
   await expect(page.getByRole('heading', { name: 'Unhealthy GPUs' })).toBeVisible();
-  await expect(page.locator('.unhealthy-list li')).toHaveText(node.unhealthy);
+  // Each GPU's line as llmgw gives it; the journal's date follows it.
+  await expect(page.locator('.unhealthy-list li .gpu')).toHaveText(node.unhealthy);
   await expect(page.getByRole('heading', { name: `Rejections that name this node (${rejections.length})` })).toBeVisible();
   const table = page.locator('table.rejections');
   await expect(table).toContainText(rejections[0].reason);

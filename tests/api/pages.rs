@@ -319,7 +319,7 @@ async fn the_node_page_joins_replicas_and_rejections() {
         .find(|n| !n.unhealthy.is_empty() && !lists.rejections_naming(&n.id).is_empty())
         .expect("an unhealthy node that was turned down");
     let page = app.settled_page(&urls::node(&sick.id)).await;
-    assert_eq!(page.texts(".unhealthy-list li"), sick.unhealthy);
+    assert_eq!(page.texts(".unhealthy-list li .gpu"), sick.unhealthy);
     let rejections = lists.rejections_naming(&sick.id);
     assert_eq!(
         page.texts("main section h2")

@@ -126,7 +126,7 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
                         <h2>"Unhealthy GPUs"</h2>
                         <p>"Kept out of placement; usually why this node gets no work while it looks idle."</p>
                         <ul>{unhealthy.into_iter().map(|(l, since)| view! {
-                            <li>{l}{since.map(|s| view! { " " <span class="since" title=crate::components::badges::JOURNAL_NOTE>{format!("unhealthy {}", format::since(&s))}</span> })}</li>
+                            <li><span class="gpu">{l}</span>{since.map(|s| view! { " " <span class="since" title=crate::components::badges::JOURNAL_NOTE>{format!("unhealthy {}", format::since(&s))}</span> })}</li>
                         }).collect_view()}</ul>
                     </section>
                 }
