@@ -235,6 +235,14 @@ impl SinceIndex {
 mod tests {
     use super::*;
 
+    /// The start of recording of cluster "eu" at `when`, the `id`th record.
+    fn started(id: i64, when: i64) -> JournalEvent {
+        at(
+            id,
+            JournalEvent::new(when, "eu", EventKind::RecordingStarted),
+        )
+    }
+
     fn at(id: i64, event: JournalEvent) -> JournalEvent {
         JournalEvent { id, ..event }
     }
@@ -252,10 +260,7 @@ mod tests {
     #[test]
     fn a_state_seen_to_begin_is_dated_and_one_older_than_the_record_is_at_least() {
         let mut ix = SinceIndex::default();
-        ix.apply(&[at(
-            1,
-            JournalEvent::new(100, "eu", EventKind::RecordingStarted),
-        )]);
+        ix.apply(&[started(1, 100)]);
         let since = ix.node("eu", "n1", "ready").expect("recorded from 100");
         assert_eq!(
             (since.at, since.at_least),
@@ -279,10 +284,7 @@ mod tests {
         // console is named, but dates nothing: the node may have been
         // cordoned before.
         let mut early = SinceIndex::default();
-        early.apply(&[
-            at(1, JournalEvent::new(100, "eu", EventKind::RecordingStarted)),
-            ix_attempt(150),
-        ]);
+        early.apply(&[started(1, 100), ix_attempt(150)]);
         let since = early
             .node("eu", "n1", "cordoned")
             .expect("changed through the console");
@@ -293,7 +295,7 @@ mod tests {
         // A second cordon hours after the state began is not its cause.
         let mut late = SinceIndex::default();
         late.apply(&[
-            at(1, JournalEvent::new(100, "eu", EventKind::RecordingStarted)),
+            started(1, 100),
             at(
                 2,
                 JournalEvent::new(160, "eu", EventKind::NodeState)
@@ -350,7 +352,7 @@ mod tests {
     fn a_model_not_placed_is_dated_from_its_change_of_status() {
         let mut ix = SinceIndex::default();
         ix.apply(&[
-            at(1, JournalEvent::new(10, "eu", EventKind::RecordingStarted)),
+            started(1, 10),
             at(
                 2,
                 JournalEvent::new(20, "eu", EventKind::ModelAppeared)
@@ -394,10 +396,7 @@ mod tests {
                     .detail("gpu 3: XID 79"),
             )
         };
-        ix.apply(&[at(
-            1,
-            JournalEvent::new(100, "eu", EventKind::RecordingStarted),
-        )]);
+        ix.apply(&[started(1, 100)]);
         let before = ix.gpu("eu", "n1", "gpu 3: XID 79").expect("from 100");
         assert_eq!((before.at, before.at_least), (100, true));
         ix.apply(&[
@@ -440,7 +439,7 @@ mod tests {
     fn a_change_not_yet_in_the_index_is_not_dated_from_the_past() {
         let mut ix = SinceIndex::default();
         ix.apply(&[
-            at(1, JournalEvent::new(100, "eu", EventKind::RecordingStarted)),
+            started(1, 100),
             at(
                 2,
                 JournalEvent::new(200, "eu", EventKind::NodeState)
