@@ -152,6 +152,27 @@ async fn a_postgres_journal_is_shared_and_read_the_same_way() {
 }
 
 #[tokio::test]
+async fn consoles_starting_together_on_a_new_postgres_all_open_it() {
+    // PostgreSQL's CREATE ... IF NOT EXISTS is not safe against itself: two
+    // sessions creating one table at once can both pass the check, and the
+    // second fails on the catalog's own unique index.
+    for _ in 0..3 {
+        let server = Postgres::start().await;
+        let opens: Vec<_> = (0..8)
+            .map(|_| {
+                let url = server.url.clone();
+                tokio::spawn(async move { JournalStore::open(&url).await })
+            })
+            .collect();
+        for open in opens {
+            open.await
+                .expect("no panic")
+                .expect("every console opens the journal");
+        }
+    }
+}
+
+#[tokio::test]
 async fn a_database_that_is_not_there_is_said_with_its_address_and_no_password() {
     let port = crate::helpers::free_port();
     let url = format!("postgres://alice:s3cret@127.0.0.1:{port}/journal");

@@ -14,6 +14,10 @@ use crate::journal_record::{EventKind, JournalEvent};
 /// written in parts (SQLite would take up to 3,276 rows of ten).
 const ROWS_PER_INSERT: usize = 100;
 
+/// The advisory lock consoles take while creating the tables on PostgreSQL:
+/// any number, the same in every console ("llmgwjnl" in ASCII).
+const SCHEMA_LOCK: i64 = 0x6c6c_6d67_776a_6e6c;
+
 /// The columns of a record after its id, in the order every statement uses.
 const COLUMNS: &str =
     "at, cluster, kind, node, model, replica, from_state, to_state, actor, detail";
@@ -164,9 +168,22 @@ impl JournalStore {
             )"
             .into(),
         ];
-        for statement in statements {
-            sqlx::query(&statement).execute(&self.pool).await?;
+        let mut tx = self.pool.begin().await?;
+        if self.backend == Backend::Postgres {
+            // PostgreSQL's `IF NOT EXISTS` is checked before the catalog is
+            // locked: consoles starting together on a new database would
+            // collide on its unique index. The lock is the transaction's,
+            // so a console that dies here holds no one up; SQLite's write
+            // lock already puts the creators in line.
+            sqlx::query("SELECT 1 FROM (SELECT pg_advisory_xact_lock($1)) AS locked")
+                .bind(SCHEMA_LOCK)
+                .execute(&mut *tx)
+                .await?;
         }
+        for statement in statements {
+            sqlx::query(&statement).execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
         Ok(())
     }
 
