@@ -175,7 +175,7 @@ pub async fn run_console(settings: Settings) -> Result<(), String> {
         );
     }
     tracing::info!(%url, "llmgw-console is serving; open {url}");
-    start_journal(&settings, &context)?;
+    let recording = start_journal(&settings, &context)?;
     let feeds: Vec<_> = context.clusters.iter().map(|c| c.changes.clone()).collect();
     let audit = context.audit.clone();
     tokio::spawn(keep_audit(audit));
@@ -189,13 +189,18 @@ pub async fn run_console(settings: Settings) -> Result<(), String> {
         }
     })
     .await
-    .map_err(|e| format!("the server stopped: {e}"))
+    .map_err(|e| format!("the server stopped: {e}"))?;
+    recording.stop().await;
+    Ok(())
 }
 
 /// Starts recording the journal, in the background: a database that does
 /// not answer yet is tried again, and holds up nothing else. Only a data
 /// directory that cannot be made stops the start, as a bad flag would.
-fn start_journal(settings: &Settings, context: &app::server::ConsoleContext) -> Result<(), String> {
+fn start_journal(
+    settings: &Settings,
+    context: &app::server::ConsoleContext,
+) -> Result<Recording, String> {
     use crate::settings::JournalAt;
     use app::server::journal::Recorder;
     if let JournalAt::DataDir(dir) = &settings.journal {
@@ -209,6 +214,7 @@ fn start_journal(settings: &Settings, context: &app::server::ConsoleContext) -> 
             .build_hasher()
             .finish()
     };
+    let stop = std::sync::Arc::new(tokio::sync::Notify::new());
     let recorder = Recorder {
         url: settings.journal.url(),
         holder: format!("{}-{nonce:016x}", std::process::id()),
@@ -216,12 +222,35 @@ fn start_journal(settings: &Settings, context: &app::server::ConsoleContext) -> 
         retain: Duration::from_secs(settings.retain_days * 86_400),
         journal: context.journal.clone(),
         audit: context.audit.clone(),
+        stop: stop.clone(),
     };
     context.audit.journal.enable();
     let clusters: Vec<_> = context.clusters.iter().cloned().collect();
     let period = Duration::from_secs_f64(settings.refresh_seconds);
-    tokio::spawn(recorder.run(clusters, period));
-    Ok(())
+    let task = tokio::spawn(recorder.run(clusters, period));
+    Ok(Recording { stop, task })
+}
+
+/// The journal's recorder, to stop with the console.
+struct Recording {
+    stop: std::sync::Arc<tokio::sync::Notify>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Recording {
+    /// Lets the recorder write what waits and hand the lease over, so
+    /// that a console restarted or upgraded leaves no gap in the record;
+    /// a database that does not answer holds the stop up a few seconds
+    /// at most.
+    async fn stop(self) {
+        self.stop.notify_one();
+        if tokio::time::timeout(Duration::from_secs(3), self.task)
+            .await
+            .is_err()
+        {
+            tracing::warn!("the journal's recorder did not stop in time");
+        }
+    }
 }
 
 /// The audit's upkeep: the counts of repeated refusals written once their

@@ -1,8 +1,10 @@
 //! The journal's store, on a real SQLite file and a real PostgreSQL server:
 //! what is written is read back by every filter, paged, pruned; the lease
-//! to record is held by one console at a time and passes on when it lapses.
+//! to record is held by one console at a time, passes on when it lapses or
+//! its holder's session ends, and a console that lost it writes nothing.
 
 use app::journal_record::{EventKind, JournalEvent};
+use app::server::journal::lease::{Period, Presence};
 use app::server::journal::{EventFilter, JournalStore};
 
 use crate::databases::{Postgres, TempDir, sqlite_url};
@@ -110,10 +112,39 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
         second.hold_lease("b", 2).await.expect("lease"),
         "lapsed, taken over"
     );
+    // a, slow, still believes it records: its period is not written.
+    let late = events("late", 3);
+    let period = |events| Period {
+        events,
+        clusters: &["late"],
+        at: 2_000,
+        samples: &[],
+    };
     assert!(
-        !first.hold_lease("a", 2).await.expect("lease"),
+        !first
+            .record_period("a", 2, &period(&late))
+            .await
+            .expect("asked"),
         "a has lost it"
     );
+    let late_filter = EventFilter {
+        cluster: Some("late".into()),
+        ..EventFilter::default()
+    };
+    assert!(first.read(&late_filter, 10).await.expect("read").is_empty());
+    assert_eq!(first.recorded_until("late").await.expect("read"), None);
+    assert!(
+        second
+            .record_period("b", 2, &period(&late))
+            .await
+            .expect("written")
+    );
+    assert_eq!(first.read(&late_filter, 10).await.expect("read").len(), 3);
+    assert_eq!(
+        first.recorded_until("late").await.expect("read"),
+        Some(2_000)
+    );
+    assert!(!first.hold_lease("a", 2).await.expect("lease"), "still b's");
     second.release_lease("b").await.expect("released");
     assert!(
         first.hold_lease("a", 2).await.expect("lease"),
@@ -136,6 +167,10 @@ async fn an_sqlite_journal_keeps_what_is_written_and_is_created_on_first_use() {
         .await
         .expect("a second console on the file");
     one_holder_at_a_time(&again, &other).await;
+    assert!(
+        !Presence::default().hold(&again).await,
+        "SQLite has no sessions: its lease alone hands over"
+    );
 }
 
 #[tokio::test]
@@ -149,6 +184,25 @@ async fn a_postgres_journal_is_shared_and_read_the_same_way() {
     let seen = other.read(&EventFilter::default(), 10).await.expect("read");
     assert_eq!(seen.len(), 10, "one journal for both consoles");
     one_holder_at_a_time(&store, &other).await;
+
+    // The recording console's session lock: one holder, kept while its
+    // session lives, free for another as soon as it ends.
+    let (mut first, mut second) = (Presence::default(), Presence::default());
+    assert!(first.hold(&store).await);
+    assert!(!second.hold(&other).await, "one session holds it");
+    assert!(first.hold(&store).await, "kept");
+    assert!(!second.hold(&other).await, "still");
+    first.let_go();
+    let mut taken = false;
+    for _ in 0..50 {
+        if second.hold(&other).await {
+            taken = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(taken, "free once the holder's session ended");
+    assert!(!first.hold(&store).await, "and now the other's");
 }
 
 #[tokio::test]

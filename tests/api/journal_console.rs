@@ -343,12 +343,10 @@ async fn two_consoles_on_one_postgres_record_each_change_once_and_take_over() {
     assert_eq!(of_node(&store, &ready[0]).await.len(), 1, "recorded once");
     assert_eq!(count(&store, EventKind::RecordingStarted).await, 1);
 
-    // The recording console dies; the other takes over within its lease.
-    let holder = store
-        .lease_holder()
-        .await
-        .expect("the lease reads")
-        .expect("held");
+    // The recording console dies (SIGKILL): its database session ends with
+    // it, and the other takes over at its next period, before the dead
+    // one's lease (ten seconds here) could lapse.
+    let (holder, expires) = store.lease().await.expect("the lease reads").expect("held");
     let (dead, alive) = if holder.starts_with(&format!("{}-", first.pid())) {
         (first, second)
     } else {
@@ -359,6 +357,21 @@ async fn two_consoles_on_one_postgres_record_each_change_once_and_take_over() {
         (count(&store, EventKind::RecordingStarted).await == 2).then_some(())
     })
     .await;
+    let started = store
+        .read(
+            &EventFilter {
+                kinds: vec![EventKind::RecordingStarted],
+                ..EventFilter::default()
+            },
+            1,
+        )
+        .await
+        .expect("reads");
+    assert!(
+        started[0].at < expires,
+        "taken over at {}, before the lease lapsed at {expires}",
+        started[0].at
+    );
     set_state_upstream(&simulator, &ready[1], "draining").await;
     until("the survivor records", async || {
         (!of_node(&store, &ready[1]).await.is_empty()).then_some(())
@@ -368,7 +381,12 @@ async fn two_consoles_on_one_postgres_record_each_change_once_and_take_over() {
     let events = of_node(&store, &ready[1]).await;
     assert_eq!(events.len(), 1, "{events:?}");
     assert_eq!(events[0].after.as_deref(), Some("draining"));
-    drop(alive);
+
+    // Stopped as for an upgrade, the recording console lets the lease go:
+    // the next one records at once.
+    let mut alive = alive;
+    assert!(alive.terminate_within(Duration::from_secs(10)), "stops");
+    assert_eq!(store.lease().await.expect("reads"), None, "let go");
 }
 
 #[tokio::test]

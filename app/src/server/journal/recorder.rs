@@ -5,13 +5,14 @@
 //! `--record-seconds`, so that the record has no holes.
 //!
 //! Of several consoles on one database only the holder of the lease
-//! writes; another takes it over once it lapses (one lease after the
-//! holder stopped renewing it), so nothing is recorded twice.
+//! writes (see `lease`): nothing is recorded twice, and another console
+//! takes over when the holder stops, dies, or is cut off.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::lease::{Period, Presence};
 use super::shared::Journal;
 use super::since::{BRIDGED_GAP, RESUMED};
 use super::store::JournalStore;
@@ -56,6 +57,9 @@ pub struct Recorder {
     pub journal: Arc<Journal>,
     /// Whose attempts to write: this console's.
     pub audit: Arc<AuditLog>,
+    /// Told when the console stops: the recorder writes what waits and
+    /// lets the lease go, so that another console records at once.
+    pub stop: Arc<tokio::sync::Notify>,
 }
 
 /// What the recorder knows of one cluster between two periods.
@@ -69,7 +73,10 @@ struct Followed {
 impl Recorder {
     /// Runs until the console stops. `period` is the shared poll's.
     pub async fn run(self, clusters: Vec<Arc<Cluster>>, period: Duration) {
-        let store = self.open(period).await;
+        let store = tokio::select! {
+            store = self.open(period) => store,
+            () = self.stop.notified() => return,
+        };
         let mut followed: Vec<Followed> = clusters
             .into_iter()
             .map(|cluster| Followed {
@@ -80,6 +87,7 @@ impl Recorder {
             .collect();
         let mut pending: Vec<JournalEvent> = Vec::new();
         let mut leading = false;
+        let mut presence = Presence::default();
         // Until when this console's lease holds, by its own clock, counted
         // from before it last asked.
         let mut valid_until: i64 = 0;
@@ -95,6 +103,13 @@ impl Recorder {
                     self.write_attempts(&store).await;
                     continue;
                 }
+                () = self.stop.notified() => {
+                    self.write_attempts(&store).await;
+                    if leading && let Err(e) = store.release_lease(&self.holder).await {
+                        tracing::warn!(error = %e, "the journal's lease could not be let go; another console takes over once it lapses");
+                    }
+                    return;
+                }
             }
             // The period's own cost, its reads of llmgw apart: what
             // `/metrics` says recording takes.
@@ -103,7 +118,28 @@ impl Recorder {
             self.write_attempts(&store).await;
             self.follow(&store).await;
             let asked = unix_now() as i64;
-            let holds = store.hold_lease(&self.holder, lease).await;
+            let holds = match store.hold_lease(&self.holder, lease).await {
+                Ok(true) => {
+                    presence.hold(&store).await;
+                    Ok(true)
+                }
+                // A console that lost the lease lets the new holder have
+                // the lock; one that gets the lock has outlived the
+                // recording console's session, and takes over now rather
+                // than when the lease lapses.
+                Ok(false) if presence.held() => {
+                    presence.let_go();
+                    Ok(false)
+                }
+                Ok(false) if presence.hold(&store).await => {
+                    tracing::info!("the recording console's database session ended");
+                    store
+                        .take_lease_over(&self.holder, lease)
+                        .await
+                        .map(|()| true)
+                }
+                other => other,
+            };
             self.journal.set(holds.as_ref().map(|_| ()));
             match holds {
                 Ok(true) => valid_until = asked + lease,
@@ -161,30 +197,6 @@ impl Recorder {
                 }
                 f.last = Some(read);
             }
-            // Reads so slow that under half the lease is left may have let
-            // it lapse, and another console take over and record this
-            // period too: asked again, and this period's records dropped
-            // if it has.
-            let asked = unix_now() as i64;
-            if leading && asked + lease / 2 >= valid_until {
-                match store.hold_lease(&self.holder, lease).await {
-                    Ok(true) => valid_until = asked + lease,
-                    Ok(false) => {
-                        tracing::warn!(
-                            holder = %self.holder,
-                            "the journal's lease lapsed during a slow read; another console records now"
-                        );
-                        pending.truncate(backlog);
-                        samples.clear();
-                        leading = false;
-                    }
-                    // Not known: kept, and judged when the database answers.
-                    Err(_) => {}
-                }
-            }
-            if !leading && pending.is_empty() {
-                continue;
-            }
             if pending.len() > PENDING_LIMIT {
                 let dropped = pending.len() - PENDING_LIMIT;
                 pending.drain(..dropped);
@@ -193,36 +205,52 @@ impl Recorder {
                     "journal records dropped while the database was down"
                 );
             }
-            // What waited while the database was away is written even by a
-            // console that has since lost the lease: it is its record of a
-            // time before the new holder's start.
-            let written = store.append(&pending).await;
-            self.journal.set(written.as_ref().map(|_| ()));
-            if written.is_ok() && !leading {
-                pending.clear();
-                continue;
-            }
-            if written.is_ok() {
-                pending.clear();
-                // The pages' "since when" at once, not a period later.
-                self.follow(&store).await;
+            if leading {
                 let ids: Vec<&str> = followed.iter().map(|f| f.cluster.tag.id.as_str()).collect();
-                if let Err(e) = store.mark_recorded(&ids, at).await {
-                    self.journal.set(Err(&e));
-                }
-                // A sample missed while the database fails is a gap in a
-                // line, not a lost record: not kept for later.
-                for (cluster, sample) in &samples {
-                    if let Err(e) = store.add_sample(cluster, sample).await {
-                        self.journal.set(Err(&e));
+                let asked = unix_now() as i64;
+                let period = Period {
+                    events: &pending,
+                    clusters: &ids,
+                    at,
+                    samples: &samples,
+                };
+                match store.record_period(&self.holder, lease, &period).await {
+                    Ok(true) => {
+                        self.journal.set(Ok(()));
+                        valid_until = asked + lease;
+                        pending.clear();
+                        // The pages' "since when" at once, not a period later.
+                        self.follow(&store).await;
+                        self.journal
+                            .recorded_period(started.elapsed().saturating_sub(reading));
                     }
+                    // Reads so slow, or a database away so long, that the
+                    // lease lapsed and another console took over: it
+                    // records this period. What waited from before the
+                    // lapse is this console's alone to write.
+                    Ok(false) => {
+                        tracing::warn!(
+                            holder = %self.holder,
+                            "the journal's lease lapsed; another console records now"
+                        );
+                        pending.truncate(backlog);
+                        pending.retain(|e| e.at <= valid_until);
+                        leading = false;
+                        presence.let_go();
+                    }
+                    // Kept, and judged when the database answers. A sample
+                    // missed is a gap in a line, not a lost record.
+                    Err(e) => self.journal.set(Err(&e)),
                 }
             }
-            if leading && written.is_ok() {
-                self.journal
-                    .recorded_period(started.elapsed().saturating_sub(reading));
+            if !leading && !pending.is_empty() {
+                let written = store.append(&pending).await;
+                self.journal.set(written.as_ref().map(|_| ()));
+                if written.is_ok() {
+                    pending.clear();
+                }
             }
-            if pruned_at.is_none_or(|t| t.elapsed() >= PRUNE_EVERY) {
+            if leading && pruned_at.is_none_or(|t| t.elapsed() >= PRUNE_EVERY) {
                 pruned_at = Some(std::time::Instant::now());
                 let before = at - self.retain.as_secs() as i64;
                 if let Err(e) = store.prune(before).await {

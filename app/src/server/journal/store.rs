@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use sqlx::any::{AnyPoolOptions, AnyRow};
-use sqlx::{AnyPool, Executor, Row};
+use sqlx::{AnyConnection, AnyPool, Executor, Row};
 
 use crate::journal_record::{EventKind, JournalEvent};
 
@@ -193,33 +193,7 @@ impl JournalStore {
             return Ok(());
         }
         let mut tx = self.pool.begin().await?;
-        for chunk in events.chunks(ROWS_PER_INSERT) {
-            let rows: Vec<String> = (0..chunk.len())
-                .map(|r| {
-                    let params: Vec<String> =
-                        (1..=10).map(|c| format!("${}", r * 10 + c)).collect();
-                    format!("({})", params.join(", "))
-                })
-                .collect();
-            let sql = format!("INSERT INTO journal ({COLUMNS}) VALUES {}", rows.join(", "));
-            // Not kept prepared: a batch's size varies, and each size would
-            // be a statement of its own held by every connection.
-            let mut query = sqlx::query(&sql).persistent(false);
-            for e in chunk {
-                query = query
-                    .bind(e.at)
-                    .bind(storable(&e.cluster))
-                    .bind(e.kind.as_str())
-                    .bind(e.node.as_deref().map(storable))
-                    .bind(e.model.as_deref().map(storable))
-                    .bind(e.replica.as_deref().map(storable))
-                    .bind(e.before.as_deref().map(storable))
-                    .bind(e.after.as_deref().map(storable))
-                    .bind(e.actor.as_deref().map(storable))
-                    .bind(e.detail.as_deref().map(storable));
-            }
-            query.execute(&mut *tx).await?;
-        }
+        insert_events(&mut tx, events).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -363,30 +337,6 @@ impl JournalStore {
         Ok(done.rows_affected())
     }
 
-    /// Takes or renews the lease to record, for `seconds` from the
-    /// database's clock (so that two consoles' clocks need not agree);
-    /// says whether `holder` has it.
-    pub async fn hold_lease(&self, holder: &str, seconds: i64) -> Result<bool, StoreError> {
-        let now = match self.backend {
-            Backend::Sqlite => "CAST(strftime('%s', 'now') AS BIGINT)",
-            Backend::Postgres => "CAST(EXTRACT(EPOCH FROM now()) AS BIGINT)",
-        };
-        let sql = format!(
-            "INSERT INTO recorder (name, holder, expires) VALUES ('journal', $1, {now} + $2)
-             ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires = excluded.expires
-             WHERE recorder.holder = excluded.holder OR recorder.expires < {now}"
-        );
-        sqlx::query(&sql)
-            .bind(holder.to_string())
-            .bind(seconds)
-            .execute(&self.pool)
-            .await?;
-        let row = sqlx::query("SELECT holder FROM recorder WHERE name = 'journal'")
-            .fetch_one(&self.pool)
-            .await?;
-        Ok(row.try_get::<String, _>(0)? == holder)
-    }
-
     /// Until when `cluster` was last recorded.
     pub async fn recorded_until(&self, cluster: &str) -> Result<Option<i64>, StoreError> {
         let row = sqlx::query("SELECT until_at FROM recorded WHERE cluster = $1")
@@ -394,31 +344,6 @@ impl JournalStore {
             .fetch_optional(&self.pool)
             .await?;
         Ok(row.and_then(|r| r.try_get::<i64, _>(0).ok()))
-    }
-
-    /// Says that `clusters` are recorded up to `at`.
-    pub async fn mark_recorded(&self, clusters: &[&str], at: i64) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        for cluster in clusters {
-            sqlx::query(
-                "INSERT INTO recorded (cluster, until_at) VALUES ($1, $2)
-                 ON CONFLICT (cluster) DO UPDATE SET until_at = excluded.until_at",
-            )
-            .bind(cluster.to_string())
-            .bind(at)
-            .execute(&mut *tx)
-            .await?;
-        }
-        tx.commit().await?;
-        Ok(())
-    }
-
-    /// Which console holds the lease to record, if any.
-    pub async fn lease_holder(&self) -> Result<Option<String>, StoreError> {
-        let row = sqlx::query("SELECT holder FROM recorder WHERE name = 'journal'")
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.and_then(|r| r.try_get::<String, _>(0).ok()))
     }
 
     /// The database's own check of its file: "ok", or what is wrong
@@ -432,15 +357,59 @@ impl JournalStore {
             .await?;
         Ok(row.try_get::<String, _>(0)?)
     }
+}
 
-    /// Lets the lease go, so that another console takes over at once.
-    pub async fn release_lease(&self, holder: &str) -> Result<(), StoreError> {
-        sqlx::query("DELETE FROM recorder WHERE name = 'journal' AND holder = $1")
-            .bind(holder.to_string())
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+/// Writes `events` on `conn`, a batch of rows at a time.
+pub(super) async fn insert_events(
+    conn: &mut AnyConnection,
+    events: &[JournalEvent],
+) -> Result<(), StoreError> {
+    for chunk in events.chunks(ROWS_PER_INSERT) {
+        let rows: Vec<String> = (0..chunk.len())
+            .map(|r| {
+                let params: Vec<String> = (1..=10).map(|c| format!("${}", r * 10 + c)).collect();
+                format!("({})", params.join(", "))
+            })
+            .collect();
+        let sql = format!("INSERT INTO journal ({COLUMNS}) VALUES {}", rows.join(", "));
+        // Not kept prepared: a batch's size varies, and each size would
+        // be a statement of its own held by every connection.
+        let mut query = sqlx::query(&sql).persistent(false);
+        for e in chunk {
+            query = query
+                .bind(e.at)
+                .bind(storable(&e.cluster))
+                .bind(e.kind.as_str())
+                .bind(e.node.as_deref().map(storable))
+                .bind(e.model.as_deref().map(storable))
+                .bind(e.replica.as_deref().map(storable))
+                .bind(e.before.as_deref().map(storable))
+                .bind(e.after.as_deref().map(storable))
+                .bind(e.actor.as_deref().map(storable))
+                .bind(e.detail.as_deref().map(storable));
+        }
+        query.execute(&mut *conn).await?;
     }
+    Ok(())
+}
+
+/// Says, on `conn`, that `clusters` are recorded up to `at`.
+pub(super) async fn mark_recorded_on(
+    conn: &mut AnyConnection,
+    clusters: &[&str],
+    at: i64,
+) -> Result<(), StoreError> {
+    for cluster in clusters {
+        sqlx::query(
+            "INSERT INTO recorded (cluster, until_at) VALUES ($1, $2)
+             ON CONFLICT (cluster) DO UPDATE SET until_at = excluded.until_at",
+        )
+        .bind(cluster.to_string())
+        .bind(at)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(())
 }
 
 /// `text` as both databases keep it: PostgreSQL's text cannot hold a NUL,

@@ -3,7 +3,7 @@
 //! that a wall started today draws the last seven days, whichever console
 //! of several it asks.
 
-use sqlx::Row;
+use sqlx::{AnyConnection, Row};
 
 use super::store::{JournalStore, StoreError};
 use crate::wall::Sample;
@@ -23,23 +23,8 @@ impl JournalStore {
     /// Keeps `sample` of `cluster`; a second sample of the same second is
     /// ignored.
     pub async fn add_sample(&self, cluster: &str, s: &Sample) -> Result<(), StoreError> {
-        sqlx::query(
-            "INSERT INTO samples (cluster, at, gpu_free, gpu_total, unhealthy_gpus,
-                 not_serving, nodes_in_trouble, reclaimable_bytes)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-             ON CONFLICT (cluster, at) DO NOTHING",
-        )
-        .bind(cluster.to_string())
-        .bind(s.at)
-        .bind(s.gpu_free)
-        .bind(s.gpu_total)
-        .bind(s.unhealthy_gpus)
-        .bind(s.not_serving)
-        .bind(s.nodes_in_trouble)
-        .bind(s.reclaimable_bytes)
-        .execute(self.pool())
-        .await?;
-        Ok(())
+        let mut conn = self.pool().acquire().await?;
+        insert_sample(&mut conn, cluster, s).await
     }
 
     /// The samples of `cluster` taken after `after`, oldest first.
@@ -119,6 +104,31 @@ pub fn thinned(samples: &[Sample]) -> Vec<Sample> {
         }
     }
     points
+}
+
+/// Keeps `s` of `cluster` on `conn` (see `JournalStore::add_sample`).
+pub(super) async fn insert_sample(
+    conn: &mut AnyConnection,
+    cluster: &str,
+    s: &Sample,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO samples (cluster, at, gpu_free, gpu_total, unhealthy_gpus,
+             not_serving, nodes_in_trouble, reclaimable_bytes)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (cluster, at) DO NOTHING",
+    )
+    .bind(cluster.to_string())
+    .bind(s.at)
+    .bind(s.gpu_free)
+    .bind(s.gpu_total)
+    .bind(s.unhealthy_gpus)
+    .bind(s.not_serving)
+    .bind(s.nodes_in_trouble)
+    .bind(s.reclaimable_bytes)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
 }
 
 #[cfg(test)]

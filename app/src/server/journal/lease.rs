@@ -1,0 +1,206 @@
+//! Which console of several on one database records transitions: the one
+//! holding the lease, a row renewed every period.
+//!
+//! A period's records are written in the transaction that renews the
+//! lease, so a console that has lost it writes nothing: no transition is
+//! recorded twice, however slow a console or its database. On PostgreSQL
+//! the recording console also holds a lock for as long as its session
+//! lives ([`Presence`]): when it dies, the database lets the lock go at
+//! once, and another console takes over at its next period instead of
+//! waiting for the lease to lapse.
+
+use sqlx::{AnyConnection, Executor, Row};
+
+use super::store::{Backend, JournalStore, StoreError, insert_events, mark_recorded_on};
+use super::trends::insert_sample;
+use crate::journal_record::JournalEvent;
+use crate::wall::Sample;
+
+/// The session lock of the recording console: any number, the same in
+/// every console ("llmgwrec" in ASCII).
+const PRESENCE_LOCK: i64 = 0x6c6c_6d67_7772_6563;
+
+/// What a period writes besides its transitions.
+pub struct Period<'a> {
+    pub events: &'a [JournalEvent],
+    /// The clusters it recorded, up to `at`.
+    pub clusters: &'a [&'a str],
+    pub at: i64,
+    pub samples: &'a [(String, Sample)],
+}
+
+impl JournalStore {
+    /// Takes or renews the lease to record, for `seconds` from the
+    /// database's clock (so that two consoles' clocks need not agree);
+    /// says whether `holder` has it.
+    pub async fn hold_lease(&self, holder: &str, seconds: i64) -> Result<bool, StoreError> {
+        let mut conn = self.pool().acquire().await?;
+        take(&mut conn, self.backend(), holder, seconds).await
+    }
+
+    /// Writes `period` if, and only if, `holder` holds the lease, renewing
+    /// it in the same transaction; says whether it did. The row stays
+    /// locked until the records are in, so no other console can take the
+    /// lease over in between.
+    pub async fn record_period(
+        &self,
+        holder: &str,
+        seconds: i64,
+        period: &Period<'_>,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.pool().begin().await?;
+        if !take(&mut tx, self.backend(), holder, seconds).await? {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        insert_events(&mut tx, period.events).await?;
+        mark_recorded_on(&mut tx, period.clusters, period.at).await?;
+        for (cluster, sample) in period.samples {
+            insert_sample(&mut tx, cluster, sample).await?;
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Takes the lease whoever holds it: only for a console that has just
+    /// taken the recording console's [`Presence`], which proves that
+    /// console's session over.
+    pub async fn take_lease_over(&self, holder: &str, seconds: i64) -> Result<(), StoreError> {
+        let sql = format!(
+            "INSERT INTO recorder (name, holder, expires) VALUES ('journal', $1, {} + $2)
+             ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires = excluded.expires",
+            now(self.backend())
+        );
+        sqlx::query(&sql)
+            .bind(holder.to_string())
+            .bind(seconds)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// Which console holds the lease to record, if any, and until when
+    /// (seconds since 1970, by the database's clock).
+    pub async fn lease(&self) -> Result<Option<(String, i64)>, StoreError> {
+        let row = sqlx::query("SELECT holder, expires FROM recorder WHERE name = 'journal'")
+            .fetch_optional(self.pool())
+            .await?;
+        Ok(row.and_then(|r| Some((r.try_get(0).ok()?, r.try_get(1).ok()?))))
+    }
+
+    /// Lets the lease go, so that another console takes over at once.
+    pub async fn release_lease(&self, holder: &str) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM recorder WHERE name = 'journal' AND holder = $1")
+            .bind(holder.to_string())
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+}
+
+/// The database's clock, in whole seconds since 1970.
+fn now(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Sqlite => "CAST(strftime('%s', 'now') AS BIGINT)",
+        Backend::Postgres => "CAST(EXTRACT(EPOCH FROM now()) AS BIGINT)",
+    }
+}
+
+/// Takes or renews the lease on `conn`; inside a transaction, the row
+/// stays locked by it until the end.
+async fn take(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    holder: &str,
+    seconds: i64,
+) -> Result<bool, StoreError> {
+    let now = now(backend);
+    let sql = format!(
+        "INSERT INTO recorder (name, holder, expires) VALUES ('journal', $1, {now} + $2)
+         ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires = excluded.expires
+         WHERE recorder.holder = excluded.holder OR recorder.expires < {now}"
+    );
+    sqlx::query(&sql)
+        .bind(holder.to_string())
+        .bind(seconds)
+        .execute(&mut *conn)
+        .await?;
+    let row = sqlx::query("SELECT holder FROM recorder WHERE name = 'journal'")
+        .fetch_one(&mut *conn)
+        .await?;
+    Ok(row.try_get::<String, _>(0)? == holder)
+}
+
+/// The recording console's session lock on PostgreSQL, on a connection of
+/// its own. Held by the console that records; tried each period by the
+/// others, and taken by one of them only once the recording console's
+/// session is over (it died, or the database dropped it). SQLite has no
+/// sessions to outlive: there the lease's lapse alone hands over.
+#[derive(Default)]
+pub struct Presence {
+    conn: Option<AnyConnection>,
+    held: bool,
+}
+
+impl Presence {
+    pub fn held(&self) -> bool {
+        self.held
+    }
+
+    /// Takes the lock if it is free, or keeps it; says whether this
+    /// console holds it. A broken connection is given up (its session and
+    /// lock are gone with it) and the lock asked for anew.
+    pub async fn hold(&mut self, store: &JournalStore) -> bool {
+        if store.backend() != Backend::Postgres {
+            return false;
+        }
+        if self.held {
+            let alive = match self.conn.as_mut() {
+                Some(conn) => conn.execute("SELECT 1").await.is_ok(),
+                None => false,
+            };
+            if alive {
+                return true;
+            }
+            self.let_go();
+        }
+        self.held = self.try_lock(store).await.unwrap_or_else(|e| {
+            tracing::debug!(error = %e, "the journal's presence lock could not be asked for");
+            self.conn = None;
+            false
+        });
+        self.held
+    }
+
+    async fn try_lock(&mut self, store: &JournalStore) -> Result<bool, StoreError> {
+        if self.conn.is_none() {
+            let mut conn = store.pool().acquire().await?.detach();
+            // A console cut off from the database leaves a session that
+            // holds the lock until the server sees it gone: keepalives
+            // make that about half a minute instead of TCP's two hours.
+            for setting in [
+                "SET tcp_keepalives_idle = 10",
+                "SET tcp_keepalives_interval = 5",
+                "SET tcp_keepalives_count = 3",
+            ] {
+                conn.execute(setting).await?;
+            }
+            self.conn = Some(conn);
+        }
+        let Some(conn) = self.conn.as_mut() else {
+            return Ok(false);
+        };
+        let row = sqlx::query("SELECT pg_try_advisory_lock($1)")
+            .bind(PRESENCE_LOCK)
+            .fetch_one(&mut *conn)
+            .await?;
+        Ok(row.try_get::<bool, _>(0)?)
+    }
+
+    /// Gives the lock up, by ending its session: for a console that no
+    /// longer records, so that the one that does can take it.
+    pub fn let_go(&mut self) {
+        self.conn = None;
+        self.held = false;
+    }
+}
