@@ -122,7 +122,7 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
     };
     assert!(
         !first
-            .record_period("a", 2, &period(&late))
+            .record_period("a", 2, &period(&late), false)
             .await
             .expect("asked"),
         "a has lost it"
@@ -135,7 +135,7 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
     assert_eq!(first.recorded_until("late").await.expect("read"), None);
     assert!(
         second
-            .record_period("b", 2, &period(&late))
+            .record_period("b", 2, &period(&late), false)
             .await
             .expect("written")
     );
@@ -150,6 +150,48 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
         first.hold_lease("a", 2).await.expect("lease"),
         "given back at once"
     );
+    first.release_lease("a").await.expect("released");
+    a_period_and_a_takeover_never_both_happen(first, second).await;
+}
+
+/// A period written while another console takes the lapsed lease: either
+/// the period takes the lease back and is written whole, or the other
+/// console has it and the period writes nothing. Never both.
+async fn a_period_and_a_takeover_never_both_happen(first: &JournalStore, second: &JournalStore) {
+    let burst: Vec<JournalEvent> = events("burst", 3_000);
+    let period = Period {
+        events: &burst,
+        clusters: &["burst"],
+        at: 3_000,
+        samples: &[],
+    };
+    let filter = EventFilter {
+        cluster: Some("burst".into()),
+        ..EventFilter::default()
+    };
+    let mut kept = 0;
+    for round in 0..2 {
+        let (a, b) = (format!("a{round}"), format!("b{round}"));
+        assert!(first.hold_lease(&a, 1).await.expect("lease"));
+        // Lapsed: both may take it.
+        tokio::time::sleep(std::time::Duration::from_millis(2_100)).await;
+        let (wrote, took) = tokio::join!(
+            first.record_period(&a, 60, &period, false),
+            second.hold_lease(&b, 60)
+        );
+        let (wrote, took) = (wrote.expect("asked"), took.expect("asked"));
+        assert!(
+            wrote != took,
+            "round {round}: wrote {wrote}, taken over {took}"
+        );
+        if wrote {
+            kept += burst.len();
+        }
+        let found = first.read(&filter, 100_000).await.expect("read").len();
+        assert_eq!(found, kept, "round {round}: the period whole or not at all");
+        let holder = if took { &b } else { &a };
+        first.release_lease(holder).await.expect("released");
+    }
 }
 
 #[tokio::test]
@@ -203,6 +245,74 @@ async fn a_postgres_journal_is_shared_and_read_the_same_way() {
     }
     assert!(taken, "free once the holder's session ended");
     assert!(!first.hold(&store).await, "and now the other's");
+    second.let_go();
+    the_lease_is_taken_over_only_from_a_holder_whose_lock_is_gone(&store, &other).await;
+}
+
+async fn the_lease_is_taken_over_only_from_a_holder_whose_lock_is_gone(
+    first: &JournalStore,
+    second: &JournalStore,
+) {
+    let nothing = Period {
+        events: &[],
+        clusters: &[],
+        at: 4_000,
+        samples: &[],
+    };
+    // a records without the lock (it has not got it yet): b, finding the
+    // lock free, must not take a live recorder's lease.
+    assert!(first.hold_lease("a", 60).await.expect("lease"));
+    assert!(
+        first
+            .record_period("a", 60, &nothing, false)
+            .await
+            .expect("written")
+    );
+    let (mut a, mut b) = (Presence::default(), Presence::default());
+    assert!(b.hold(second).await, "free");
+    assert!(
+        !second.take_lease_over("b", 60).await.expect("asked"),
+        "a never had the lock"
+    );
+    b.let_go();
+    // a gets the lock and says so; its session ends (it died): b takes over.
+    let mut got = false;
+    for _ in 0..50 {
+        if a.hold(first).await {
+            got = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(got, "a gets the lock once b let it go");
+    assert!(
+        first
+            .record_period("a", 60, &nothing, true)
+            .await
+            .expect("written")
+    );
+    assert!(!b.hold(second).await, "a holds it");
+    a.let_go();
+    let mut taken = false;
+    for _ in 0..50 {
+        if b.hold(second).await && second.take_lease_over("b", 60).await.expect("asked") {
+            taken = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(taken, "taken over long before the lease's minute");
+    assert_eq!(
+        second.lease().await.expect("read").map(|(h, _)| h),
+        Some("b".into())
+    );
+    assert!(
+        !first
+            .record_period("a", 60, &nothing, false)
+            .await
+            .expect("asked"),
+        "a, were it alive, writes nothing more"
+    );
 }
 
 #[tokio::test]

@@ -5,9 +5,13 @@
 //! lease, so a console that has lost it writes nothing: no transition is
 //! recorded twice, however slow a console or its database. On PostgreSQL
 //! the recording console also holds a lock for as long as its session
-//! lives ([`Presence`]): when it dies, the database lets the lock go at
-//! once, and another console takes over at its next period instead of
-//! waiting for the lease to lapse.
+//! lives ([`Presence`]) and says so in the `recorder` table: when it dies,
+//! the database lets the lock go at once, and the console that gets it
+//! next takes over at its next period instead of waiting for the lease to
+//! lapse. Getting the lock proves only that nobody holds it now, so the
+//! lease is taken over only from the console recorded as its last holder.
+
+use std::time::Duration;
 
 use sqlx::{AnyConnection, Executor, Row};
 
@@ -19,6 +23,10 @@ use crate::wall::Sample;
 /// The session lock of the recording console: any number, the same in
 /// every console ("llmgwrec" in ASCII).
 const PRESENCE_LOCK: i64 = 0x6c6c_6d67_7772_6563;
+
+/// The lock's connection is asked at most this long: a database that has
+/// gone silent is a lost lock, not a stalled recorder.
+const PRESENCE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What a period writes besides its transitions.
 pub struct Period<'a> {
@@ -41,17 +49,28 @@ impl JournalStore {
     /// Writes `period` if, and only if, `holder` holds the lease, renewing
     /// it in the same transaction; says whether it did. The row stays
     /// locked until the records are in, so no other console can take the
-    /// lease over in between.
+    /// lease over in between. `present`: `holder` holds the [`Presence`]
+    /// lock, and says so.
     pub async fn record_period(
         &self,
         holder: &str,
         seconds: i64,
         period: &Period<'_>,
+        present: bool,
     ) -> Result<bool, StoreError> {
         let mut tx = self.pool().begin().await?;
         if !take(&mut tx, self.backend(), holder, seconds).await? {
             tx.rollback().await?;
             return Ok(false);
+        }
+        if present {
+            sqlx::query(
+                "INSERT INTO recorder (name, holder, expires) VALUES ('presence', $1, 0)
+                 ON CONFLICT (name) DO UPDATE SET holder = excluded.holder",
+            )
+            .bind(holder.to_string())
+            .execute(&mut *tx)
+            .await?;
         }
         insert_events(&mut tx, period.events).await?;
         mark_recorded_on(&mut tx, period.clusters, period.at).await?;
@@ -62,21 +81,45 @@ impl JournalStore {
         Ok(true)
     }
 
-    /// Takes the lease whoever holds it: only for a console that has just
-    /// taken the recording console's [`Presence`], which proves that
-    /// console's session over.
-    pub async fn take_lease_over(&self, holder: &str, seconds: i64) -> Result<(), StoreError> {
+    /// Takes the lease over for `holder`, who has just got the
+    /// [`Presence`] lock, if the console holding the lease is the one that
+    /// last said it held that lock: its session is then over. Says whether
+    /// it took it. A holder that never had the lock (it took the lease
+    /// while another session still held the lock, or has not got it yet)
+    /// keeps the lease. PostgreSQL only: SQLite has no lock to outlive.
+    pub async fn take_lease_over(&self, holder: &str, seconds: i64) -> Result<bool, StoreError> {
+        if self.backend() != Backend::Postgres {
+            return Ok(false);
+        }
+        let mut tx = self.pool().begin().await?;
+        // In the order `record_period` takes them: no deadlock.
+        let holders = sqlx::query(
+            "SELECT name, holder FROM recorder WHERE name IN ('journal', 'presence')
+             ORDER BY name FOR UPDATE",
+        )
+        .fetch_all(&mut *tx)
+        .await?;
+        let of = |name: &str| {
+            holders.iter().find_map(|r| {
+                (r.try_get::<String, _>(0).ok()? == name).then(|| r.try_get::<String, _>(1).ok())?
+            })
+        };
+        let (leasing, present) = (of("journal"), of("presence"));
+        if leasing.is_none() || leasing != present || leasing.as_deref() == Some(holder) {
+            tx.rollback().await?;
+            return Ok(false);
+        }
         let sql = format!(
-            "INSERT INTO recorder (name, holder, expires) VALUES ('journal', $1, {} + $2)
-             ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires = excluded.expires",
+            "UPDATE recorder SET holder = $1, expires = {} + $2 WHERE name = 'journal'",
             now(self.backend())
         );
         sqlx::query(&sql)
             .bind(holder.to_string())
             .bind(seconds)
-            .execute(self.pool())
+            .execute(&mut *tx)
             .await?;
-        Ok(())
+        tx.commit().await?;
+        Ok(true)
     }
 
     /// Which console holds the lease to record, if any, and until when
@@ -156,7 +199,10 @@ impl Presence {
         }
         if self.held {
             let alive = match self.conn.as_mut() {
-                Some(conn) => conn.execute("SELECT 1").await.is_ok(),
+                Some(conn) => matches!(
+                    tokio::time::timeout(PRESENCE_TIMEOUT, conn.execute("SELECT 1")).await,
+                    Ok(Ok(_))
+                ),
                 None => false,
             };
             if alive {
@@ -164,11 +210,18 @@ impl Presence {
             }
             self.let_go();
         }
-        self.held = self.try_lock(store).await.unwrap_or_else(|e| {
-            tracing::debug!(error = %e, "the journal's presence lock could not be asked for");
-            self.conn = None;
-            false
-        });
+        self.held = match tokio::time::timeout(PRESENCE_TIMEOUT, self.try_lock(store)).await {
+            Ok(Ok(held)) => held,
+            Ok(Err(e)) => {
+                tracing::debug!(error = %e, "the journal's presence lock could not be asked for");
+                self.conn = None;
+                false
+            }
+            Err(_) => {
+                self.conn = None;
+                false
+            }
+        };
         self.held
     }
 

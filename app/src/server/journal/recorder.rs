@@ -88,9 +88,6 @@ impl Recorder {
         let mut pending: Vec<JournalEvent> = Vec::new();
         let mut leading = false;
         let mut presence = Presence::default();
-        // Until when this console's lease holds, by its own clock, counted
-        // from before it last asked.
-        let mut valid_until: i64 = 0;
         let mut pruned_at: Option<std::time::Instant> = None;
         let lease = (period * 3).max(Duration::from_secs(10)).as_secs() as i64;
         let mut tick = tokio::time::interval(period);
@@ -105,8 +102,14 @@ impl Recorder {
                 }
                 () = self.stop.notified() => {
                     self.write_attempts(&store).await;
-                    if leading && let Err(e) = store.release_lease(&self.holder).await {
-                        tracing::warn!(error = %e, "the journal's lease could not be let go; another console takes over once it lapses");
+                    if leading {
+                        self.write_pending(&store, &mut pending).await;
+                        // The lock first: a console that gets it must find
+                        // the lease still this one's, not its successor's.
+                        presence.let_go();
+                        if let Err(e) = store.release_lease(&self.holder).await {
+                            tracing::warn!(error = %e, "the journal's lease could not be let go; another console takes over once it lapses");
+                        }
                     }
                     return;
                 }
@@ -117,46 +120,34 @@ impl Recorder {
             let mut reading = Duration::ZERO;
             self.write_attempts(&store).await;
             self.follow(&store).await;
-            let asked = unix_now() as i64;
             let holds = match store.hold_lease(&self.holder, lease).await {
                 Ok(true) => {
                     presence.hold(&store).await;
                     Ok(true)
                 }
-                // A console that lost the lease lets the new holder have
-                // the lock; one that gets the lock has outlived the
-                // recording console's session, and takes over now rather
-                // than when the lease lapses.
-                Ok(false) if presence.held() => {
-                    presence.let_go();
-                    Ok(false)
-                }
+                Ok(false) if leading => Ok(false),
+                // The lock free (or kept from a takeover that failed):
+                // the recording console's session may be over.
                 Ok(false) if presence.hold(&store).await => {
-                    tracing::info!("the recording console's database session ended");
-                    store
-                        .take_lease_over(&self.holder, lease)
-                        .await
-                        .map(|()| true)
+                    let taken = store.take_lease_over(&self.holder, lease).await;
+                    match taken {
+                        Ok(true) => tracing::info!(
+                            "the recording console's database session ended; this console takes over"
+                        ),
+                        // The holder never had the lock: left to it.
+                        Ok(false) => presence.let_go(),
+                        Err(_) => {}
+                    }
+                    taken
                 }
                 other => other,
             };
             self.journal.set(holds.as_ref().map(|_| ()));
-            match holds {
-                Ok(true) => valid_until = asked + lease,
+            if leading && holds.as_ref().is_ok_and(|held| !held) {
                 // Lost while the database did not answer this console (and
-                // did another): what it saw after its lease ran out may be
-                // the new holder's record too.
-                Ok(false) if leading => {
-                    let before = pending.len();
-                    pending.retain(|e| e.at <= valid_until);
-                    if pending.len() < before {
-                        tracing::warn!(
-                            dropped = before - pending.len(),
-                            "journal records seen after this console's lease ran out dropped"
-                        );
-                    }
-                }
-                _ => {}
+                // did another): what it saw meanwhile may be the new
+                // holder's record too.
+                self.lost(&mut pending, &mut presence);
             }
             let now_leading = holds.unwrap_or(leading);
             if now_leading && !leading {
@@ -169,7 +160,6 @@ impl Recorder {
             }
             leading = now_leading;
             let at = unix_now() as i64;
-            let backlog = pending.len();
             let mut samples = Vec::new();
             for f in &mut followed {
                 let read_at = std::time::Instant::now();
@@ -207,17 +197,18 @@ impl Recorder {
             }
             if leading {
                 let ids: Vec<&str> = followed.iter().map(|f| f.cluster.tag.id.as_str()).collect();
-                let asked = unix_now() as i64;
                 let period = Period {
                     events: &pending,
                     clusters: &ids,
                     at,
                     samples: &samples,
                 };
-                match store.record_period(&self.holder, lease, &period).await {
+                match store
+                    .record_period(&self.holder, lease, &period, presence.held())
+                    .await
+                {
                     Ok(true) => {
                         self.journal.set(Ok(()));
-                        valid_until = asked + lease;
                         pending.clear();
                         // The pages' "since when" at once, not a period later.
                         self.follow(&store).await;
@@ -226,28 +217,14 @@ impl Recorder {
                     }
                     // Reads so slow, or a database away so long, that the
                     // lease lapsed and another console took over: it
-                    // records this period. What waited from before the
-                    // lapse is this console's alone to write.
+                    // records this period.
                     Ok(false) => {
-                        tracing::warn!(
-                            holder = %self.holder,
-                            "the journal's lease lapsed; another console records now"
-                        );
-                        pending.truncate(backlog);
-                        pending.retain(|e| e.at <= valid_until);
+                        self.lost(&mut pending, &mut presence);
                         leading = false;
-                        presence.let_go();
                     }
                     // Kept, and judged when the database answers. A sample
                     // missed is a gap in a line, not a lost record.
                     Err(e) => self.journal.set(Err(&e)),
-                }
-            }
-            if !leading && !pending.is_empty() {
-                let written = store.append(&pending).await;
-                self.journal.set(written.as_ref().map(|_| ()));
-                if written.is_ok() {
-                    pending.clear();
                 }
             }
             if leading && pruned_at.is_none_or(|t| t.elapsed() >= PRUNE_EVERY) {
@@ -260,6 +237,44 @@ impl Recorder {
                     tracing::warn!(error = %e, "old trend samples could not be pruned");
                 }
             }
+        }
+    }
+
+    /// The lease was lost: another console records now, from its own start
+    /// of recording, and what this one saw but had not written may be in
+    /// the other's record too. Dropped, so that nothing is recorded twice;
+    /// the log says how much.
+    fn lost(&self, pending: &mut Vec<JournalEvent>, presence: &mut Presence) {
+        tracing::warn!(
+            holder = %self.holder,
+            dropped = pending.len(),
+            "this console lost the journal's lease; another records now"
+        );
+        pending.clear();
+        presence.let_go();
+    }
+
+    /// What waits, written as the console stops, while the lease is still
+    /// this console's.
+    async fn write_pending(&self, store: &JournalStore, pending: &mut Vec<JournalEvent>) {
+        if pending.is_empty() {
+            return;
+        }
+        let period = Period {
+            events: pending,
+            clusters: &[],
+            at: unix_now() as i64,
+            samples: &[],
+        };
+        // Renewed for no time: it is let go right after.
+        match store.record_period(&self.holder, 0, &period, false).await {
+            Ok(true) => pending.clear(),
+            Ok(false) => {}
+            Err(e) => tracing::warn!(
+                error = %e,
+                dropped = pending.len(),
+                "journal records not written as the console stopped"
+            ),
         }
     }
 
