@@ -216,7 +216,11 @@ impl SinceIndex {
                 Some(r) if m.at < r => (r, true),
                 _ => return None,
             },
-            (_, Some(s)) => (s, true),
+            (Some(_), Some(s)) => (s, true),
+            // Never seen to change: it held at the record's start, but a
+            // gap since, however short, may have hidden a change, so it is
+            // known only since the record last resumed.
+            (None, Some(s)) => (resumed.unwrap_or(s), true),
             // The record's start was pruned: the mark is all there is.
             (Some(m), None) => (m.at, true),
             (None, None) => return None,
@@ -339,6 +343,12 @@ mod tests {
         // What changed within it is known only since the restart.
         assert_eq!(
             ix.node("eu", "n1", "draining").map(|s| (s.at, s.at_least)),
+            Some((400, true))
+        );
+        // So is a node never seen to change: it may have changed within
+        // the gap, unseen, and the record's start is no longer a bound.
+        assert_eq!(
+            ix.node("eu", "n2", "cordoned").map(|s| (s.at, s.at_least)),
             Some((400, true))
         );
         // A long gap: the state may have moved and come back while nobody
