@@ -48,10 +48,16 @@ pub enum EventKind {
     /// An attempt through the console: `actor`, `after` is its outcome,
     /// `detail` its reason or the operator's note.
     Attempt,
+    /// The state a node was found in (`detail`) as recording started, or,
+    /// after a short gap, one it changed to within the gap: held since
+    /// then at least, not begun then. What "since when" is bounded by.
+    NodeSeen,
+    /// The same for a model's status.
+    ModelSeen,
 }
 
 impl EventKind {
-    pub const ALL: [Self; 21] = [
+    pub const ALL: [Self; 23] = [
         Self::RecordingStarted,
         Self::NodeAppeared,
         Self::NodeGone,
@@ -73,7 +79,13 @@ impl EventKind {
         Self::ReplicaState,
         Self::ReplicaGone,
         Self::Attempt,
+        Self::NodeSeen,
+        Self::ModelSeen,
     ];
+
+    /// What a list of changes leaves out unless asked: a start of
+    /// recording writes one of these for each node and model.
+    pub const SEEN: [Self; 2] = [Self::NodeSeen, Self::ModelSeen];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -98,6 +110,8 @@ impl EventKind {
             Self::ReplicaState => "replica_state",
             Self::ReplicaGone => "replica_gone",
             Self::Attempt => "attempt",
+            Self::NodeSeen => "node_seen",
+            Self::ModelSeen => "model_seen",
         }
     }
 
@@ -125,6 +139,8 @@ impl EventKind {
             Self::ReplicaState => "replica state",
             Self::ReplicaGone => "replica gone",
             Self::Attempt => "change through the console",
+            Self::NodeSeen => "node's state found",
+            Self::ModelSeen => "model's status found",
         }
     }
 
@@ -144,13 +160,15 @@ impl EventKind {
             | Self::GpuUnhealthy
             | Self::GpuHealthy
             | Self::DiskNearlyFull
-            | Self::DiskRelieved => Subject::Node,
+            | Self::DiskRelieved
+            | Self::NodeSeen => Subject::Node,
             Self::ModelAppeared
             | Self::ModelGone
             | Self::ModelStatus
             | Self::BelowMinimum
             | Self::BackToMinimum
-            | Self::PlacementReason => Subject::Model,
+            | Self::PlacementReason
+            | Self::ModelSeen => Subject::Model,
             Self::ReplicaAppeared
             | Self::ReplicaFailed
             | Self::ReplicaState

@@ -271,14 +271,61 @@ async fn a_cordon_keeps_its_reason_and_its_start_across_a_restart() {
     )
     .await;
 
+    // The record started from every node's state, found as it began.
+    let all_nodes = nodes_in(&simulator, "ready").await.len()
+        + nodes_in(&simulator, "cordoned").await.len()
+        + nodes_in(&simulator, "draining").await.len();
+    assert!(all_nodes > 0);
+    let found_at_start = count(&store, EventKind::NodeSeen).await;
+    assert!(found_at_start >= all_nodes, "{found_at_start} of {all_nodes}");
+
     // Restarted at once: the gap is bridged, the cordon keeps its start and
-    // its reason.
+    // its reason. Within the gap llmgw ctl cordons another node: the restart
+    // finds that one changed, and dates it from then, not from the record's
+    // start; the nodes that did not change are not found again.
     drop(console);
+    let changed_unseen = &ready[2];
+    set_state_upstream(&simulator, changed_unseen, "cordoned").await;
     let console = Process::start(&args.iter().map(String::as_str).collect::<Vec<_>>()).await;
     until("recording has started again", async || {
         (count(&store, EventKind::RecordingStarted).await == 2).then_some(())
     })
     .await;
+    let found = |node: String| {
+        let store = store.clone();
+        async move {
+            let filter = EventFilter {
+                node: Some(node),
+                kinds: vec![EventKind::NodeSeen],
+                ..EventFilter::default()
+            };
+            store.read(&filter, 10).await.expect("reads")
+        }
+    };
+    let restart = store
+        .read(
+            &EventFilter {
+                kinds: vec![EventKind::RecordingStarted],
+                ..EventFilter::default()
+            },
+            1,
+        )
+        .await
+        .expect("reads")[0]
+        .clone();
+    let gap = until("the change within the gap is found", async || {
+        let seen = found(changed_unseen.clone()).await;
+        (seen.len() == 2).then_some(seen)
+    })
+    .await;
+    assert_eq!(gap[0].detail.as_deref(), Some("cordoned"));
+    assert_eq!(gap[0].at, restart.at, "found as the record resumed");
+    assert_eq!(found(ready[3].clone()).await.len(), 1, "found once, at the start");
+    assert_eq!(
+        count(&store, EventKind::NodeSeen).await,
+        found_at_start + 1,
+        "only what changed within the gap"
+    );
     let again = until("the restarted console reads the journal back", async || {
         let page = Page::parse(&fetch_page(&console.root, &node_page).await);
         let since = page.has(".since").then(|| page.text(".since"));

@@ -176,7 +176,10 @@ impl WallFeed {
             cluster: Some(self.cluster.clone()),
             kinds: EventKind::ALL
                 .into_iter()
-                .filter(|k| !matches!(k, EventKind::RecordingStarted | EventKind::Attempt))
+                .filter(|k| {
+                    !matches!(k, EventKind::RecordingStarted | EventKind::Attempt)
+                        && !EventKind::SEEN.contains(k)
+                })
                 .collect(),
             since: Some(now - 3600),
             ..EventFilter::default()

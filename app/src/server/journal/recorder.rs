@@ -16,7 +16,7 @@ use super::lease::{Period, Presence};
 use super::shared::Journal;
 use super::since::{BRIDGED_GAP, RESUMED};
 use super::store::JournalStore;
-use super::transitions::{Reading, between};
+use super::transitions::{Reading, between, found};
 use super::trends;
 use crate::format::ModelStatus;
 use crate::journal_record::{EventKind, JournalEvent};
@@ -66,6 +66,11 @@ pub struct Recorder {
 struct Followed {
     cluster: Arc<Cluster>,
     last: Option<Reading>,
+    /// The lists, nodes then models, whose states are yet to be found for
+    /// the record to start from (see `transitions::found`), and whether
+    /// the record resumed after a short gap (only what differs is found).
+    to_find: (bool, bool),
+    resumed: bool,
     /// When the wall's figures were last kept for the trends.
     sampled_at: i64,
 }
@@ -82,6 +87,8 @@ impl Recorder {
             .map(|cluster| Followed {
                 cluster,
                 last: None,
+                to_find: (false, false),
+                resumed: false,
                 sampled_at: 0,
             })
             .collect();
@@ -166,10 +173,19 @@ impl Recorder {
                 let mut read = self.read(&f.cluster, leading).await;
                 reading += read_at.elapsed();
                 if leading {
-                    let cluster = &f.cluster.tag.id;
+                    let shown = f.cluster.clone();
+                    let cluster = &shown.tag.id;
                     match &f.last {
                         Some(last) => pending.extend(between(cluster, last, &read, at)),
-                        None => pending.push(self.started(&store, cluster, at).await),
+                        None => {
+                            let start = self.started(&store, cluster, at).await;
+                            f.resumed = start.detail.as_deref() == Some(RESUMED);
+                            f.to_find = (true, true);
+                            pending.push(start);
+                        }
+                    }
+                    if f.to_find != (false, false) {
+                        pending.extend(self.found(f, &read, at));
                     }
                     if at - f.sampled_at >= trends::SPACING
                         && let Some(sample) = sample_of(&f.cluster, &read, at)
@@ -276,6 +292,30 @@ impl Recorder {
                 "journal records not written as the console stopped"
             ),
         }
+    }
+
+    /// The states the record starts from, of the lists `read` has that
+    /// are yet to be found; after a short gap, only those that differ from
+    /// what the record said before it.
+    fn found(&self, f: &mut Followed, read: &Reading, at: i64) -> Vec<JournalEvent> {
+        let cluster = f.cluster.tag.id.as_str();
+        let index = self.journal.since_index();
+        let known = |kind: EventKind, name: &str| {
+            if !f.resumed {
+                return None;
+            }
+            let said = if kind == EventKind::NodeSeen {
+                index.node_state(cluster, name)
+            } else {
+                index.model_status(cluster, name)
+            };
+            said.map(str::to_string)
+        };
+        let events = found(cluster, read, at, f.to_find, &known);
+        drop(index);
+        f.to_find.0 &= read.nodes.is_none();
+        f.to_find.1 &= read.models.is_none();
+        events
     }
 
     /// The record that recording of `cluster` starts (again) at `at`;

@@ -47,6 +47,8 @@ pub struct SinceIndex {
 struct Mark {
     at: i64,
     state: String,
+    /// Found so at `at` (see `EventKind::NodeSeen`), not seen to begin.
+    found: bool,
 }
 
 #[derive(Debug)]
@@ -57,8 +59,9 @@ struct Change {
     reason: Option<String>,
 }
 
-/// Where a node or model now is: an appearance's state is its detail, a
-/// change's its `after`; one that went is no longer followed.
+/// Where a node or model now is: an appearance's or a finding's state is
+/// its detail, a change's its `after`; one that went is no longer
+/// followed.
 fn track(
     marks: &mut HashMap<(String, String), Mark>,
     key: Option<(String, String)>,
@@ -70,11 +73,22 @@ fn track(
             marks.remove(&key);
             return;
         }
-        EventKind::NodeAppeared | EventKind::ModelAppeared => &e.detail,
+        EventKind::NodeAppeared
+        | EventKind::ModelAppeared
+        | EventKind::NodeSeen
+        | EventKind::ModelSeen => &e.detail,
         _ => &e.after,
     };
     let state = state.clone().unwrap_or_default();
-    marks.insert(key, Mark { at: e.at, state });
+    let found = matches!(e.kind, EventKind::NodeSeen | EventKind::ModelSeen);
+    marks.insert(
+        key,
+        Mark {
+            at: e.at,
+            state,
+            found,
+        },
+    );
 }
 
 fn key(cluster: &str, name: &Option<String>) -> Option<(String, String)> {
@@ -95,6 +109,8 @@ impl SinceIndex {
                     }
                     self.resumed.insert(e.cluster.clone(), e.at);
                 }
+                EventKind::NodeSeen => track(&mut self.nodes, node, e),
+                EventKind::ModelSeen => track(&mut self.models, model, e),
                 EventKind::NodeAppeared | EventKind::NodeState | EventKind::NodeGone => {
                     // A node that goes, or appears (again), starts its GPUs'
                     // record afresh: its unhealthy ones follow its appearance.
@@ -110,6 +126,7 @@ impl SinceIndex {
                         let mark = Mark {
                             at: e.at,
                             state: UNHEALTHY.into(),
+                            found: false,
                         };
                         self.gpus.entry(k).or_default().insert(gpu.clone(), mark);
                     }
@@ -200,30 +217,35 @@ impl SinceIndex {
         self.since(cluster, self.models.get(&k), status)
     }
 
-    /// The mark's time when it says `state` and no long gap in the record
-    /// came after it; else the start of the record, as a lower bound: the
-    /// state may have changed and come back while nobody recorded.
+    /// What the record says `node` of `cluster` is in, if it says.
+    pub fn node_state(&self, cluster: &str, node: &str) -> Option<&str> {
+        let k = (cluster.to_string(), node.to_string());
+        self.nodes.get(&k).map(|m| m.state.as_str())
+    }
+
+    /// What the record says `model` of `cluster` has, if it says.
+    pub fn model_status(&self, cluster: &str, model: &str) -> Option<&str> {
+        let k = (cluster.to_string(), model.to_string());
+        self.models.get(&k).map(|m| m.state.as_str())
+    }
+
+    /// The mark's time when it says `state`: when the state was seen to
+    /// begin, or a lower bound (found so as recording started, or older
+    /// than a long gap in the record since). Nothing when the record says
+    /// nothing of it or disagrees: it has not taken the change in yet (it
+    /// follows the journal a period behind the pages), and every gap in
+    /// the record starts with what was found after it (`NodeSeen`), so
+    /// nothing older can be claimed.
     fn since(&self, cluster: &str, mark: Option<&Mark>, state: &str) -> Option<StateSince> {
+        let mark = mark.filter(|m| m.state == state)?;
         let started = self.started.get(cluster).copied();
-        let resumed = self.resumed.get(cluster).copied();
-        let (at, at_least) = match (mark, started) {
-            (Some(m), Some(s)) if m.state == state && m.at >= s => (m.at, false),
-            // Seen to change since: it changed while nobody recorded, if
-            // the mark is older than the record's last resumption; else
-            // the change is not in the index yet (it follows the journal
-            // a period behind the pages), and nothing is said.
-            (Some(m), _) if m.state != state => match resumed {
-                Some(r) if m.at < r => (r, true),
-                _ => return None,
-            },
-            (Some(_), Some(s)) => (s, true),
-            // Never seen to change: it held at the record's start, but a
-            // gap since, however short, may have hidden a change, so it is
-            // known only since the record last resumed.
-            (None, Some(s)) => (resumed.unwrap_or(s), true),
-            // The record's start was pruned: the mark is all there is.
-            (Some(m), None) => (m.at, true),
-            (None, None) => return None,
+        let (at, at_least) = match started {
+            _ if mark.found => (mark.at, true),
+            // Seen to begin before a long gap: it may have changed and come
+            // back while nobody recorded (a record from before states
+            // were found at each start).
+            Some(s) if mark.at < s => (s, true),
+            _ => (mark.at, false),
         };
         Some(StateSince {
             at,
@@ -261,37 +283,65 @@ mod tests {
         }
     }
 
+    /// `node` of "eu" found in `state` at `when`, the `id`th record.
+    fn found(id: i64, when: i64, node: &str, state: &str) -> JournalEvent {
+        at(
+            id,
+            JournalEvent::new(when, "eu", EventKind::NodeSeen)
+                .node(node)
+                .detail(state),
+        )
+    }
+
+    fn cordoned(id: i64, when: i64, node: &str) -> JournalEvent {
+        at(
+            id,
+            JournalEvent::new(when, "eu", EventKind::NodeState)
+                .node(node)
+                .change("ready", "cordoned"),
+        )
+    }
+
     #[test]
-    fn a_state_seen_to_begin_is_dated_and_one_older_than_the_record_is_at_least() {
+    fn a_state_seen_to_begin_is_dated_and_one_found_is_at_least() {
         let mut ix = SinceIndex::default();
-        ix.apply(&[started(1, 100)]);
-        let since = ix.node("eu", "n1", "ready").expect("recorded from 100");
+        ix.apply(&[started(1, 100), found(2, 100, "n1", "ready")]);
+        let since = ix.node("eu", "n1", "ready").expect("found at 100");
         assert_eq!(
             (since.at, since.at_least),
             (100, true),
             "never an invented start"
         );
+        // One the record has not taken in (it appeared this period) is
+        // not dated at all, nor is a change it has not taken in yet.
+        assert_eq!(ix.node("eu", "n9", "ready"), None);
+        assert_eq!(ix.node("eu", "n1", "cordoned"), None);
         ix.apply(&[
-            at(
-                2,
-                JournalEvent::new(160, "eu", EventKind::NodeState)
-                    .node("n1")
-                    .change("ready", "cordoned"),
-            ),
+            cordoned(3, 160, "n1"),
             JournalEvent {
-                id: 3,
+                id: 4,
                 ..ix_attempt(150)
             },
         ]);
-        assert_eq!(ix.last_id, 3);
+        assert_eq!(ix.last_id, 4);
         // Before the next read sees it, the change made through the
-        // console is named, but dates nothing: the node may have been
-        // cordoned before.
+        // console dates nothing: the node may have been cordoned before.
         let mut early = SinceIndex::default();
-        early.apply(&[started(1, 100), ix_attempt(150)]);
-        let since = early
-            .node("eu", "n1", "cordoned")
-            .expect("changed through the console");
+        early.apply(&[
+            started(1, 100),
+            found(2, 100, "n1", "ready"),
+            ix_attempt(150),
+        ]);
+        assert_eq!(early.node("eu", "n1", "cordoned"), None);
+        // Found cordoned as the record began, and cordoned again through
+        // the console since: named, from the finding on.
+        let mut again = SinceIndex::default();
+        again.apply(&[
+            started(1, 100),
+            found(2, 100, "n1", "cordoned"),
+            ix_attempt(150),
+        ]);
+        let since = again.node("eu", "n1", "cordoned").expect("found");
         assert_eq!(
             (since.at, since.at_least, since.by.as_deref()),
             (100, true, Some("alice"))
@@ -300,12 +350,7 @@ mod tests {
         let mut late = SinceIndex::default();
         late.apply(&[
             started(1, 100),
-            at(
-                2,
-                JournalEvent::new(160, "eu", EventKind::NodeState)
-                    .node("n1")
-                    .change("ready", "cordoned"),
-            ),
+            cordoned(2, 160, "n1"),
             JournalEvent {
                 id: 3,
                 ..ix_attempt(160 + 3 * 3600)
@@ -321,40 +366,52 @@ mod tests {
         assert!(ix.node("us", "n1", "cordoned").is_none());
         // Uncordoned by llmgw ctl: the console's reason no longer applies.
         ix.apply(&[at(
-            4,
+            5,
             JournalEvent::new(300, "eu", EventKind::NodeState)
                 .node("n1")
                 .change("cordoned", "ready"),
         )]);
         let since = ix.node("eu", "n1", "ready").expect("seen");
         assert_eq!((since.at, since.by), (300, None));
-        // A restart a minute after the record stopped is bridged.
+        // A restart a minute after the record stopped is bridged: what is
+        // the same on both sides keeps its start, what changed within the
+        // gap is found as it resumed (the recorder writes only those).
         let restart = |id, when: i64, detail: &str| {
             at(
                 id,
                 JournalEvent::new(when, "eu", EventKind::RecordingStarted).detail(detail),
             )
         };
-        ix.apply(&[restart(5, 400, RESUMED)]);
+        ix.apply(&[
+            found(6, 100, "n2", "ready"),
+            restart(7, 400, RESUMED),
+            found(8, 400, "n2", "cordoned"),
+        ]);
         assert_eq!(
             ix.node("eu", "n1", "ready").map(|s| (s.at, s.at_least)),
             Some((300, false))
         );
-        // What changed within it is known only since the restart.
-        assert_eq!(
-            ix.node("eu", "n1", "draining").map(|s| (s.at, s.at_least)),
-            Some((400, true))
-        );
-        // So is a node never seen to change: it may have changed within
-        // the gap, unseen, and the record's start is no longer a bound.
         assert_eq!(
             ix.node("eu", "n2", "cordoned").map(|s| (s.at, s.at_least)),
             Some((400, true))
         );
-        // A long gap: the state may have moved and come back while nobody
-        // looked.
-        ix.apply(&[restart(6, 9_000, "")]);
+        // A long gap: every state is found anew as the record starts again.
+        ix.apply(&[restart(9, 9_000, ""), found(10, 9_000, "n1", "ready")]);
         let since = ix.node("eu", "n1", "ready").expect("recorded");
+        assert_eq!((since.at, since.at_least), (9_000, true));
+    }
+
+    #[test]
+    fn a_record_from_before_states_were_found_dates_nothing_it_did_not_see() {
+        let mut ix = SinceIndex::default();
+        ix.apply(&[started(1, 100), cordoned(2, 160, "n1")]);
+        assert_eq!(ix.node("eu", "n2", "ready"), None);
+        // Seen to begin before a long gap: known only since the gap ended.
+        ix.apply(&[at(
+            3,
+            JournalEvent::new(9_000, "eu", EventKind::RecordingStarted),
+        )]);
+        let since = ix.node("eu", "n1", "cordoned").expect("seen");
         assert_eq!((since.at, since.at_least), (9_000, true));
     }
 
@@ -389,10 +446,9 @@ mod tests {
             4,
             JournalEvent::new(60, "eu", EventKind::ModelGone).model("big"),
         )]);
-        assert_eq!(
-            ix.model("eu", "big", "not placed").map(|s| s.at_least),
-            Some(true)
-        );
+        // Gone: back in the lists, it is dated once the record has seen
+        // it appear.
+        assert_eq!(ix.model("eu", "big", "not placed"), None);
     }
 
     #[test]

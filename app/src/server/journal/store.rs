@@ -222,6 +222,14 @@ impl JournalStore {
         if !filter.kinds.is_empty() {
             let params: Vec<String> = filter.kinds.iter().map(|_| next()).collect();
             conditions.push(format!("kind IN ({})", params.join(", ")));
+        } else {
+            // The states found as recording started: thousands at once,
+            // and no change. Shown when asked for by kind.
+            let seen: Vec<String> = EventKind::SEEN
+                .iter()
+                .map(|k| format!("'{}'", k.as_str()))
+                .collect();
+            conditions.push(format!("kind NOT IN ({})", seen.join(", ")));
         }
         if filter.since.is_some() {
             conditions.push(format!("at >= {}", next()));
@@ -290,8 +298,12 @@ impl JournalStore {
         };
         use EventKind::*;
         let parts = [
-            newest(&[NodeAppeared, NodeState, NodeGone], "node", ""),
-            newest(&[ModelAppeared, ModelStatus, ModelGone], "model", ""),
+            newest(&[NodeAppeared, NodeState, NodeGone, NodeSeen], "node", ""),
+            newest(
+                &[ModelAppeared, ModelStatus, ModelGone, ModelSeen],
+                "model",
+                "",
+            ),
             newest(&[GpuUnhealthy, GpuHealthy], "node, detail", ""),
             newest(&[RecordingStarted], "kind", ""),
             // The newest start after a long gap: what a state is dated from

@@ -64,6 +64,41 @@ fn by_key<T>(list: &[T], key: impl Fn(&T) -> &str) -> HashMap<&str, &T> {
     list.iter().map(|item| (key(item), item)).collect()
 }
 
+/// What the record is to start from: the state of each node and status of
+/// each model in `reading`, found at `at` (`NodeSeen`, `ModelSeen`), so
+/// that no state is ever dated from before it was known. After a short
+/// gap, only what differs from what the record said before it (`known`,
+/// the record's own word for a node's state and a model's status): the
+/// rest keeps its start. `lists`: which of the two lists to find, nodes
+/// then models; a list that did not answer is found at a later read.
+pub fn found(
+    cluster: &str,
+    reading: &Reading,
+    at: i64,
+    lists: (bool, bool),
+    known: &impl Fn(EventKind, &str) -> Option<String>,
+) -> Vec<JournalEvent> {
+    let mut out = Vec::new();
+    let event = |kind| JournalEvent::new(at, cluster, kind);
+    if let (true, Some(nodes)) = (lists.0, &reading.nodes) {
+        for n in nodes.iter() {
+            let state = node_state(n);
+            if known(EventKind::NodeSeen, &n.id).as_deref() != Some(state.as_str()) {
+                out.push(event(EventKind::NodeSeen).node(&n.id).detail(&state));
+            }
+        }
+    }
+    if let (true, Some(models)) = (lists.1, &reading.models) {
+        for m in models.iter() {
+            let status = ModelStatus::of(m).label();
+            if known(EventKind::ModelSeen, &m.name).as_deref() != Some(status) {
+                out.push(event(EventKind::ModelSeen).model(&m.name).detail(status));
+            }
+        }
+    }
+    out
+}
+
 /// A node's state in the console's words: a dash when not reported.
 pub fn node_state(n: &NodeView) -> String {
     match n.state.as_str() {
@@ -368,6 +403,48 @@ mod tests {
         assert!(kinds(&back).contains(&(EventKind::GpuHealthy, "n2".into())));
         assert!(kinds(&back).contains(&(EventKind::DiskRelieved, "n2".into())));
         assert!(kinds(&back).contains(&(EventKind::NodeReporting, "n3".into())));
+    }
+
+    #[test]
+    fn the_record_starts_from_every_state_found_and_after_a_short_gap_from_what_differs() {
+        let model = ModelView {
+            name: "m1".into(),
+            ..ModelView::default()
+        };
+        let status = ModelStatus::of(&model).label();
+        let r = reading(
+            vec![
+                node("n1", NodeState::Ready),
+                node("n2", NodeState::Cordoned),
+            ],
+            vec![model],
+            vec![],
+        );
+        let nothing_known = |_: EventKind, _: &str| None;
+        let all = found("eu", &r, 7, (true, true), &nothing_known);
+        assert_eq!(
+            kinds(&all),
+            vec![
+                (EventKind::NodeSeen, "n1".into()),
+                (EventKind::NodeSeen, "n2".into()),
+                (EventKind::ModelSeen, "m1".into()),
+            ]
+        );
+        assert_eq!(all[1].detail.as_deref(), Some("cordoned"));
+        assert_eq!(all[2].detail.as_deref(), Some(status));
+        assert!(all.iter().all(|e| e.at == 7 && e.cluster == "eu"));
+        let known = |kind: EventKind, name: &str| match (kind, name) {
+            (EventKind::NodeSeen, _) => Some("ready".to_string()),
+            (EventKind::ModelSeen, "m1") => Some(status.to_string()),
+            _ => None,
+        };
+        let differs = found("eu", &r, 8, (true, true), &known);
+        assert_eq!(kinds(&differs), vec![(EventKind::NodeSeen, "n2".into())]);
+        let models_only = found("eu", &r, 9, (false, true), &nothing_known);
+        assert_eq!(
+            kinds(&models_only),
+            vec![(EventKind::ModelSeen, "m1".into())]
+        );
     }
 
     #[test]
