@@ -179,6 +179,7 @@ pub async fn run_console(settings: Settings) -> Result<(), String> {
     let feeds: Vec<_> = context.clusters.iter().map(|c| c.changes.clone()).collect();
     let audit = context.audit.clone();
     tokio::spawn(keep_audit(audit));
+    survive_file_size_limits();
     let limits = Limits::for_this_process();
     let app = router(context, hosts, limits.stream_places());
     connections::serve(listener, app, limits, async move {
@@ -249,6 +250,33 @@ impl Recording {
             .is_err()
         {
             tracing::warn!("the journal's recorder did not stop in time");
+        }
+    }
+}
+
+/// A write past the size a file may reach (`ulimit -f`, `LimitFSIZE=` of a
+/// service) sends SIGXFSZ, whose default ends the process: a journal or an
+/// audit log that may grow no further would kill the console. Caught, the
+/// write fails instead, as on a full disk: the journal says so on every
+/// page and catches up once it can grow, and a change whose audit record
+/// cannot be written is refused.
+fn survive_file_size_limits() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::from_raw(libc::SIGXFSZ)) {
+            Ok(mut reached) => {
+                tokio::spawn(async move {
+                    while reached.recv().await.is_some() {
+                        tracing::warn!(
+                            "a file reached the size this process may write (SIGXFSZ); its write failed"
+                        );
+                    }
+                });
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "SIGXFSZ cannot be caught; a file size limit ends the console")
+            }
         }
     }
 }

@@ -95,8 +95,47 @@ async fn reads_back_by_every_filter(store: &JournalStore) {
     assert_eq!(store.recorded_from("eu").await.expect("read"), Some(1_000));
     assert_eq!(store.recorded_from("nowhere").await.expect("read"), None);
     let pruned = store.prune(1_100).await.expect("pruned");
-    assert_eq!(pruned, 100 + 10, "the records before 1100 of both clusters");
+    assert_eq!(
+        pruned,
+        100 + 2,
+        "the records before 1100, but for us's newest state of each node (5) and model (3)"
+    );
     assert_eq!(store.recorded_from("eu").await.expect("read"), Some(1_100));
+    assert_eq!(store.recorded_from("us").await.expect("read"), Some(1_000));
+
+    // The states found as recording starts are left out unless asked for;
+    // one found changed within a short gap is a change, shown.
+    let found = |node: &str, before: Option<&str>| JournalEvent {
+        before: before.map(str::to_string),
+        after: Some("cordoned".into()),
+        ..JournalEvent::new(2_000, "found", EventKind::NodeSeen).node(node)
+    };
+    store
+        .append(&[found("n1", None), found("n2", Some("ready"))])
+        .await
+        .expect("written");
+    let of_found = |kinds: Vec<EventKind>| EventFilter {
+        cluster: Some("found".into()),
+        kinds,
+        ..EventFilter::default()
+    };
+    let shown = store.read(&of_found(vec![]), 10).await.expect("read");
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    assert_eq!(shown[0].change_text(), "ready → cordoned");
+    let changes = vec![EventKind::NodeState, EventKind::NodeSeen];
+    assert_eq!(
+        store
+            .read(&of_found(changes), 10)
+            .await
+            .expect("read")
+            .len(),
+        1
+    );
+    let asked = store
+        .read(&of_found(vec![EventKind::NodeSeen]), 10)
+        .await
+        .expect("read");
+    assert_eq!(asked.len(), 2, "asked for by kind");
 }
 
 async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {

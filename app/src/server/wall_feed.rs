@@ -176,10 +176,9 @@ impl WallFeed {
             cluster: Some(self.cluster.clone()),
             kinds: EventKind::ALL
                 .into_iter()
-                .filter(|k| {
-                    !matches!(k, EventKind::RecordingStarted | EventKind::Attempt)
-                        && !EventKind::SEEN.contains(k)
-                })
+                // Findings after a short gap are changes within it; the
+                // store leaves out those of a start (no `from_state`).
+                .filter(|k| !matches!(k, EventKind::RecordingStarted | EventKind::Attempt))
                 .collect(),
             since: Some(now - 3600),
             ..EventFilter::default()

@@ -72,7 +72,7 @@ impl JournalStore {
             .execute(&mut *tx)
             .await?;
         }
-        insert_events(&mut tx, period.events).await?;
+        insert_events(&mut tx, self.backend(), period.events).await?;
         mark_recorded_on(&mut tx, period.clusters, period.at).await?;
         for (cluster, sample) in period.samples {
             insert_sample(&mut tx, cluster, sample).await?;

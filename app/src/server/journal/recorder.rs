@@ -16,7 +16,7 @@ use super::lease::{Period, Presence};
 use super::shared::Journal;
 use super::since::{BRIDGED_GAP, RESUMED};
 use super::store::JournalStore;
-use super::transitions::{Reading, between, found};
+use super::transitions::{Reading, USUAL, between, found};
 use super::trends;
 use crate::format::ModelStatus;
 use crate::journal_record::{EventKind, JournalEvent};
@@ -24,8 +24,10 @@ use crate::server::audit::AuditLog;
 use crate::server::clusters::Cluster;
 use crate::server::signing::unix_now;
 
-/// Records waiting for a database that was down, at most: past this the
-/// oldest are dropped, and the log says how many.
+/// Records waiting for a database that was down, at most: past this they
+/// are dropped, the log says how many, and recording starts again from the
+/// states it finds (dropping only the oldest could drop the findings the
+/// rest are dated from). A period's own records are never cut.
 const PENDING_LIMIT: usize = 100_000;
 
 /// How long attempts gather before they are written: a burst of them is
@@ -71,6 +73,8 @@ struct Followed {
     /// the record resumed after a short gap (only what differs is found).
     to_find: (bool, bool),
     resumed: bool,
+    /// When recording of it last started.
+    started_at: i64,
     /// When the wall's figures were last kept for the trends.
     sampled_at: i64,
 }
@@ -89,6 +93,7 @@ impl Recorder {
                 last: None,
                 to_find: (false, false),
                 resumed: false,
+                started_at: 0,
                 sampled_at: 0,
             })
             .collect();
@@ -159,8 +164,21 @@ impl Recorder {
             let now_leading = holds.unwrap_or(leading);
             if now_leading && !leading {
                 // Taken over (or first start): what happened before is
-                // another console's record, or none.
+                // another console's record, or none. What it wrote last is
+                // taken in first: a start finds what the record does not
+                // already say.
                 tracing::info!(holder = %self.holder, "this console records the journal");
+                for f in &mut followed {
+                    f.last = None;
+                }
+                self.follow(&store).await;
+            }
+            if now_leading && pending.len() > PENDING_LIMIT {
+                tracing::warn!(
+                    dropped = pending.len(),
+                    "journal records dropped: more waited for the database than the console keeps; recording starts again from what it finds"
+                );
+                pending.clear();
                 for f in &mut followed {
                     f.last = None;
                 }
@@ -181,6 +199,7 @@ impl Recorder {
                             let start = self.started(&store, cluster, at).await;
                             f.resumed = start.detail.as_deref() == Some(RESUMED);
                             f.to_find = (true, true);
+                            f.started_at = at;
                             pending.push(start);
                         }
                     }
@@ -202,14 +221,6 @@ impl Recorder {
                     read.carry_forward(last);
                 }
                 f.last = Some(read);
-            }
-            if pending.len() > PENDING_LIMIT {
-                let dropped = pending.len() - PENDING_LIMIT;
-                pending.drain(..dropped);
-                tracing::warn!(
-                    dropped,
-                    "journal records dropped while the database was down"
-                );
             }
             if leading {
                 let ids: Vec<&str> = followed.iter().map(|f| f.cluster.tag.id.as_str()).collect();
@@ -295,11 +306,16 @@ impl Recorder {
     }
 
     /// The states the record starts from, of the lists `read` has that
-    /// are yet to be found; after a short gap, only those that differ from
-    /// what the record said before it.
+    /// are yet to be found (see `transitions::found`).
     fn found(&self, f: &mut Followed, read: &Reading, at: i64) -> Vec<JournalEvent> {
         let cluster = f.cluster.tag.id.as_str();
-        let index = self.journal.since_index();
+        // A list that answers only after a long gap is found whole.
+        if at - f.started_at > BRIDGED_GAP {
+            f.resumed = false;
+        }
+        let index = self.journal.read_since_index();
+        // After a short gap, what the record said (the usual state where
+        // it said nothing); after a long one, nothing: every state is found.
         let known = |kind: EventKind, name: &str| {
             if !f.resumed {
                 return None;
@@ -309,7 +325,7 @@ impl Recorder {
             } else {
                 index.model_status(cluster, name)
             };
-            said.map(str::to_string)
+            Some(said.unwrap_or(USUAL).to_string())
         };
         let events = found(cluster, read, at, f.to_find, &known);
         drop(index);

@@ -88,7 +88,7 @@ impl Journal {
         self.since.write().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn read_index(&self) -> std::sync::RwLockReadGuard<'_, SinceIndex> {
+    pub(super) fn read_since_index(&self) -> std::sync::RwLockReadGuard<'_, SinceIndex> {
         self.since.read().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -100,7 +100,7 @@ impl Journal {
         filter: &EventFilter,
         limit: u32,
     ) -> Result<Vec<JournalEvent>, StoreError> {
-        let newest = self.read_index().last_id;
+        let newest = self.read_since_index().last_id;
         let lock = || self.answers.lock().unwrap_or_else(PoisonError::into_inner);
         let kept = lock()
             .iter()
@@ -122,7 +122,7 @@ impl Journal {
     /// Fills in, for each of `nodes` of `cluster` (a page's rows), since
     /// when it has been in its state and each of its GPUs unhealthy.
     pub fn date_nodes(&self, cluster: &str, nodes: &mut [NodeView]) {
-        let index = self.read_index();
+        let index = self.read_since_index();
         for n in nodes {
             let state = super::transitions::node_state(n);
             let dates = NodeSince {
@@ -140,7 +140,7 @@ impl Journal {
     /// Fills in, for each of `models` of `cluster`, since when it has had
     /// its status.
     pub fn date_models(&self, cluster: &str, models: &mut [ModelView]) {
-        let index = self.read_index();
+        let index = self.read_since_index();
         for m in models {
             let status = crate::format::ModelStatus::of(m).label();
             m.since = index
@@ -158,7 +158,7 @@ impl Journal {
         node: &str,
         gpus: &[String],
     ) -> Option<StateSince> {
-        let index = self.read_index();
+        let index = self.read_since_index();
         gpus.iter()
             .filter_map(|gpu| index.gpu(cluster, node, gpu))
             .min_by_key(|s| s.at)
@@ -167,7 +167,7 @@ impl Journal {
 
     /// Since when `model` has had `status` ("not placed").
     pub fn model_since(&self, cluster: &str, model: &str, status: &str) -> Option<StateSince> {
-        self.read_index()
+        self.read_since_index()
             .model(cluster, model, status)
             .map(checked_now)
     }

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use super::transitions::USUAL;
 use crate::journal_record::{EventKind, JournalEvent, StateSince};
 
 /// A gap in the record this short (a restart, an upgrade) is bridged: a
@@ -59,8 +60,8 @@ struct Change {
     reason: Option<String>,
 }
 
-/// Where a node or model now is: an appearance's or a finding's state is
-/// its detail, a change's its `after`; one that went is no longer
+/// Where a node or model now is: an appearance's state is its detail, a
+/// change's or a finding's its `after`; one that went is no longer
 /// followed.
 fn track(
     marks: &mut HashMap<(String, String), Mark>,
@@ -73,10 +74,7 @@ fn track(
             marks.remove(&key);
             return;
         }
-        EventKind::NodeAppeared
-        | EventKind::ModelAppeared
-        | EventKind::NodeSeen
-        | EventKind::ModelSeen => &e.detail,
+        EventKind::NodeAppeared | EventKind::ModelAppeared => &e.detail,
         _ => &e.after,
     };
     let state = state.clone().unwrap_or_default();
@@ -176,10 +174,12 @@ impl SinceIndex {
         // when it was made, or, where the start is not known, of a state
         // it was made within. One made long after the state began (a
         // second cordon of a cordoned node) is not its cause.
+        // A state only found so: a change made before the finding may be
+        // its cause, one made after it is not (the state held already).
         if let Some(change) = self.changes.get(&k)
             && change.state == state
             && if since.at_least {
-                change.at >= since.at
+                change.at <= since.at
             } else {
                 (change.at - since.at).abs() <= ATTEMPT_LEAD
             }
@@ -217,35 +217,43 @@ impl SinceIndex {
         self.since(cluster, self.models.get(&k), status)
     }
 
-    /// What the record says `node` of `cluster` is in, if it says.
+    /// What the record says `node` of `cluster` is in, if it says so since
+    /// its last long gap.
     pub fn node_state(&self, cluster: &str, node: &str) -> Option<&str> {
         let k = (cluster.to_string(), node.to_string());
-        self.nodes.get(&k).map(|m| m.state.as_str())
+        self.current(cluster, self.nodes.get(&k))
+            .map(|m| m.state.as_str())
     }
 
-    /// What the record says `model` of `cluster` has, if it says.
+    /// What the record says `model` of `cluster` has, likewise.
     pub fn model_status(&self, cluster: &str, model: &str) -> Option<&str> {
         let k = (cluster.to_string(), model.to_string());
-        self.models.get(&k).map(|m| m.state.as_str())
+        self.current(cluster, self.models.get(&k))
+            .map(|m| m.state.as_str())
+    }
+
+    /// `mark`, unless a long gap in the record came after it: every state
+    /// is found anew after one, and until its finding is taken in, an
+    /// older mark says nothing of the present.
+    fn current<'a>(&self, cluster: &str, mark: Option<&'a Mark>) -> Option<&'a Mark> {
+        let started = self.started.get(cluster).copied();
+        mark.filter(|m| started.is_none_or(|s| m.at >= s))
     }
 
     /// The mark's time when it says `state`: when the state was seen to
-    /// begin, or a lower bound (found so as recording started, or older
-    /// than a long gap in the record since). Nothing when the record says
-    /// nothing of it or disagrees: it has not taken the change in yet (it
-    /// follows the journal a period behind the pages), and every gap in
-    /// the record starts with what was found after it (`NodeSeen`), so
-    /// nothing older can be claimed.
+    /// begin, or, when it was only found so (as recording started), a
+    /// lower bound. With no mark since the record's last long gap, a
+    /// state that is the usual one held at that start (every other was
+    /// found then, and every change since is marked); any other is not
+    /// dated. Nor is one the mark disagrees with: the record has not taken
+    /// the change in yet (it follows the journal a period behind the
+    /// pages).
     fn since(&self, cluster: &str, mark: Option<&Mark>, state: &str) -> Option<StateSince> {
-        let mark = mark.filter(|m| m.state == state)?;
-        let started = self.started.get(cluster).copied();
-        let (at, at_least) = match started {
-            _ if mark.found => (mark.at, true),
-            // Seen to begin before a long gap: it may have changed and come
-            // back while nobody recorded (a record from before states
-            // were found at each start).
-            Some(s) if mark.at < s => (s, true),
-            _ => (mark.at, false),
+        let (at, at_least) = match self.current(cluster, mark) {
+            Some(m) if m.state == state => (m.at, m.found),
+            Some(_) => return None,
+            None if state == USUAL => (*self.started.get(cluster)?, true),
+            None => return None,
         };
         Some(StateSince {
             at,
@@ -287,9 +295,10 @@ mod tests {
     fn found(id: i64, when: i64, node: &str, state: &str) -> JournalEvent {
         at(
             id,
-            JournalEvent::new(when, "eu", EventKind::NodeSeen)
-                .node(node)
-                .detail(state),
+            JournalEvent {
+                after: Some(state.into()),
+                ..JournalEvent::new(when, "eu", EventKind::NodeSeen).node(node)
+            },
         )
     }
 
@@ -312,9 +321,14 @@ mod tests {
             (100, true),
             "never an invented start"
         );
-        // One the record has not taken in (it appeared this period) is
-        // not dated at all, nor is a change it has not taken in yet.
-        assert_eq!(ix.node("eu", "n9", "ready"), None);
+        // One the record found nothing of was in the usual state at its
+        // start; in another, the record has not taken it in yet (it
+        // appeared, or changed, this period), and it is not dated.
+        assert_eq!(
+            ix.node("eu", "n9", "ready").map(|s| (s.at, s.at_least)),
+            Some((100, true))
+        );
+        assert_eq!(ix.node("eu", "n9", "cordoned"), None);
         assert_eq!(ix.node("eu", "n1", "cordoned"), None);
         ix.apply(&[
             cordoned(3, 160, "n1"),
@@ -333,8 +347,8 @@ mod tests {
             ix_attempt(150),
         ]);
         assert_eq!(early.node("eu", "n1", "cordoned"), None);
-        // Found cordoned as the record began, and cordoned again through
-        // the console since: named, from the finding on.
+        // Found cordoned as the record began: a cordon through the console
+        // before it may be its cause, one after it is not.
         let mut again = SinceIndex::default();
         again.apply(&[
             started(1, 100),
@@ -342,10 +356,15 @@ mod tests {
             ix_attempt(150),
         ]);
         let since = again.node("eu", "n1", "cordoned").expect("found");
-        assert_eq!(
-            (since.at, since.at_least, since.by.as_deref()),
-            (100, true, Some("alice"))
-        );
+        assert_eq!((since.at, since.at_least, since.by), (100, true, None));
+        let mut before = SinceIndex::default();
+        before.apply(&[
+            ix_attempt(90),
+            started(1, 100),
+            found(2, 100, "n1", "cordoned"),
+        ]);
+        let since = before.node("eu", "n1", "cordoned").expect("found");
+        assert_eq!(since.by.as_deref(), Some("alice"));
         // A second cordon hours after the state began is not its cause.
         let mut late = SinceIndex::default();
         late.apply(&[
@@ -395,9 +414,18 @@ mod tests {
             ix.node("eu", "n2", "cordoned").map(|s| (s.at, s.at_least)),
             Some((400, true))
         );
-        // A long gap: every state is found anew as the record starts again.
-        ix.apply(&[restart(9, 9_000, ""), found(10, 9_000, "n1", "ready")]);
-        let since = ix.node("eu", "n1", "ready").expect("recorded");
+        // A long gap: every state is found anew as the record starts again,
+        // and until its finding is taken in, nothing older is said.
+        ix.apply(&[restart(9, 9_000, "")]);
+        assert_eq!(
+            ix.node("eu", "n1", "ready").map(|s| (s.at, s.at_least)),
+            Some((9_000, true)),
+            "the usual state, not found otherwise"
+        );
+        assert_eq!(ix.node_state("eu", "n2"), None, "to be found again");
+        assert_eq!(ix.node("eu", "n2", "cordoned"), None);
+        ix.apply(&[found(10, 9_000, "n2", "cordoned")]);
+        let since = ix.node("eu", "n2", "cordoned").expect("found");
         assert_eq!((since.at, since.at_least), (9_000, true));
     }
 
@@ -405,14 +433,13 @@ mod tests {
     fn a_record_from_before_states_were_found_dates_nothing_it_did_not_see() {
         let mut ix = SinceIndex::default();
         ix.apply(&[started(1, 100), cordoned(2, 160, "n1")]);
-        assert_eq!(ix.node("eu", "n2", "ready"), None);
-        // Seen to begin before a long gap: known only since the gap ended.
+        assert_eq!(ix.node("eu", "n2", "draining"), None);
+        // Seen to begin before a long gap, and not found since.
         ix.apply(&[at(
             3,
             JournalEvent::new(9_000, "eu", EventKind::RecordingStarted),
         )]);
-        let since = ix.node("eu", "n1", "cordoned").expect("seen");
-        assert_eq!((since.at, since.at_least), (9_000, true));
+        assert_eq!(ix.node("eu", "n1", "cordoned"), None);
     }
 
     #[test]

@@ -18,6 +18,9 @@ const ROWS_PER_INSERT: usize = 100;
 /// any number, the same in every console ("llmgwjnl" in ASCII).
 const SCHEMA_LOCK: i64 = 0x6c6c_6d67_776a_6e6c;
 
+/// The lock a write of records takes on PostgreSQL ("llmgwwri").
+const WRITE_LOCK: i64 = 0x6c6c_6d67_7777_7269;
+
 /// The columns of a record after its id, in the order every statement uses.
 const COLUMNS: &str =
     "at, cluster, kind, node, model, replica, from_state, to_state, actor, detail";
@@ -193,7 +196,7 @@ impl JournalStore {
             return Ok(());
         }
         let mut tx = self.pool.begin().await?;
-        insert_events(&mut tx, events).await?;
+        insert_events(&mut tx, self.backend, events).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -222,14 +225,17 @@ impl JournalStore {
         if !filter.kinds.is_empty() {
             let params: Vec<String> = filter.kinds.iter().map(|_| next()).collect();
             conditions.push(format!("kind IN ({})", params.join(", ")));
-        } else {
-            // The states found as recording started: thousands at once,
-            // and no change. Shown when asked for by kind.
-            let seen: Vec<String> = EventKind::SEEN
-                .iter()
-                .map(|k| format!("'{}'", k.as_str()))
-                .collect();
-            conditions.push(format!("kind NOT IN ({})", seen.join(", ")));
+        }
+        // The states found as recording started: thousands at once, and no
+        // change. Shown when only they are asked for; a finding of a change
+        // within a short gap (it has a `from_state`) is a change, shown.
+        let only_findings =
+            !filter.kinds.is_empty() && filter.kinds.iter().all(|k| EventKind::SEEN.contains(k));
+        if !only_findings {
+            conditions.push(format!(
+                "NOT (kind IN ({}) AND from_state IS NULL)",
+                seen_kinds()
+            ));
         }
         if filter.since.is_some() {
             conditions.push(format!("at >= {}", next()));
@@ -289,42 +295,9 @@ impl JournalStore {
     /// that the present's "since when" is worked out from, without reading
     /// the whole journal at start.
     pub async fn latest_states(&self) -> Result<Vec<JournalEvent>, StoreError> {
-        let newest = |kinds: &[EventKind], by: &str, more: &str| {
-            let kinds: Vec<String> = kinds.iter().map(|k| format!("'{}'", k.as_str())).collect();
-            format!(
-                "SELECT MAX(id) FROM journal WHERE kind IN ({}) {more} GROUP BY cluster, {by}",
-                kinds.join(", ")
-            )
-        };
-        use EventKind::*;
-        let parts = [
-            newest(&[NodeAppeared, NodeState, NodeGone, NodeSeen], "node", ""),
-            newest(
-                &[ModelAppeared, ModelStatus, ModelGone, ModelSeen],
-                "model",
-                "",
-            ),
-            newest(&[GpuUnhealthy, GpuHealthy], "node, detail", ""),
-            newest(&[RecordingStarted], "kind", ""),
-            // The newest start after a long gap: what a state is dated from
-            // at the most (see `since`).
-            newest(
-                &[RecordingStarted],
-                "kind",
-                &format!(
-                    "AND (detail IS NULL OR detail <> '{}')",
-                    super::since::RESUMED
-                ),
-            ),
-            newest(
-                &[Attempt],
-                "node",
-                "AND to_state = 'done' AND from_state LIKE 'set_node_state %'",
-            ),
-        ];
         let sql = format!(
             "SELECT id, {COLUMNS} FROM journal WHERE id IN ({}) ORDER BY id",
-            parts.join(" UNION ALL ")
+            latest_ids()
         );
         let rows = sqlx::query(&sql).fetch_all(&self.pool).await?;
         Ok(rows.iter().filter_map(event_of).collect())
@@ -340,12 +313,14 @@ impl JournalStore {
         Ok(row.try_get::<Option<i64>, _>(0).ok().flatten())
     }
 
-    /// Removes the records older than `before`; says how many went.
+    /// Removes the records older than `before`, but for those the present
+    /// is dated from (`latest_ids`); says how many went.
     pub async fn prune(&self, before: i64) -> Result<u64, StoreError> {
-        let done = sqlx::query("DELETE FROM journal WHERE at < $1")
-            .bind(before)
-            .execute(&self.pool)
-            .await?;
+        let sql = format!(
+            "DELETE FROM journal WHERE at < $1 AND id NOT IN ({})",
+            latest_ids()
+        );
+        let done = sqlx::query(&sql).bind(before).execute(&self.pool).await?;
         Ok(done.rows_affected())
     }
 
@@ -371,11 +346,80 @@ impl JournalStore {
     }
 }
 
-/// Writes `events` on `conn`, a batch of rows at a time.
+/// The ids of the records `latest_states` reads: the newest of each node's
+/// and model's state, of each unhealthy GPU, of each cluster's starts, of
+/// each node's change through a console. Pruning keeps them, so that what
+/// the present is dated from outlives the retention.
+fn latest_ids() -> String {
+    let newest = |kinds: &[EventKind], by: &str, more: &str| {
+        let kinds: Vec<String> = kinds.iter().map(|k| format!("'{}'", k.as_str())).collect();
+        format!(
+            "SELECT MAX(id) AS k FROM journal WHERE kind IN ({}) {more} GROUP BY cluster, {by}",
+            kinds.join(", ")
+        )
+    };
+    use EventKind::*;
+    let parts = [
+        newest(&[NodeAppeared, NodeState, NodeGone, NodeSeen], "node", ""),
+        newest(
+            &[ModelAppeared, ModelStatus, ModelGone, ModelSeen],
+            "model",
+            "",
+        ),
+        newest(&[GpuUnhealthy, GpuHealthy], "node, detail", ""),
+        newest(&[RecordingStarted], "kind", ""),
+        // The newest start after a long gap: what a state is dated from
+        // at the most (see `since`).
+        newest(
+            &[RecordingStarted],
+            "kind",
+            &format!(
+                "AND (detail IS NULL OR detail <> '{}')",
+                super::since::RESUMED
+            ),
+        ),
+        newest(
+            &[Attempt],
+            "node",
+            "AND to_state = 'done' AND from_state LIKE 'set_node_state %'",
+        ),
+    ];
+    format!(
+        "SELECT k FROM ({}) AS latest WHERE k IS NOT NULL",
+        parts.join(" UNION ALL ")
+    )
+}
+
+/// The kinds of findings, as SQL's list of strings.
+fn seen_kinds() -> String {
+    let seen: Vec<String> = EventKind::SEEN
+        .iter()
+        .map(|k| format!("'{}'", k.as_str()))
+        .collect();
+    seen.join(", ")
+}
+
+/// Writes `events` on `conn`, a batch of rows at a time, in a transaction.
 pub(super) async fn insert_events(
     conn: &mut AnyConnection,
+    backend: Backend,
     events: &[JournalEvent],
 ) -> Result<(), StoreError> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    if backend == Backend::Postgres {
+        // Consoles follow the journal by id. PostgreSQL hands ids out as
+        // rows are inserted, not as they are committed: a long write (a
+        // start's findings) could commit after a short one with higher
+        // ids, and a console that read in between would skip it for good.
+        // Writes take turns, so ids are committed in order. (SQLite has
+        // one writer at a time already.)
+        sqlx::query("SELECT 1 FROM (SELECT pg_advisory_xact_lock($1)) AS locked")
+            .bind(WRITE_LOCK)
+            .execute(&mut *conn)
+            .await?;
+    }
     for chunk in events.chunks(ROWS_PER_INSERT) {
         let rows: Vec<String> = (0..chunk.len())
             .map(|r| {

@@ -64,11 +64,18 @@ fn by_key<T>(list: &[T], key: impl Fn(&T) -> &str) -> HashMap<&str, &T> {
     list.iter().map(|item| (key(item), item)).collect()
 }
 
-/// What the record is to start from: the state of each node and status of
-/// each model in `reading`, found at `at` (`NodeSeen`, `ModelSeen`), so
-/// that no state is ever dated from before it was known. After a short
-/// gap, only what differs from what the record said before it (`known`,
-/// the record's own word for a node's state and a model's status): the
+/// The usual state of a node and status of a model, in the console's
+/// words: what a start of recording takes every node and model it does not
+/// find otherwise to be in, so that it writes (and the console holds) only
+/// the few that are not.
+pub const USUAL: &str = "ready";
+
+/// What the record is to start from: each node and model in `reading`
+/// whose state is not [`USUAL`], found at `at` (`NodeSeen`, `ModelSeen`,
+/// the state in `after`), so that no state is ever dated from before it
+/// was known. After a short gap, each whose state differs from what the
+/// record said before it (`known`: the record's own word, the usual one
+/// where it has none; then in `before`, as a change within the gap); the
 /// rest keeps its start. `lists`: which of the two lists to find, nodes
 /// then models; a list that did not answer is found at a later read.
 pub fn found(
@@ -79,21 +86,24 @@ pub fn found(
     known: &impl Fn(EventKind, &str) -> Option<String>,
 ) -> Vec<JournalEvent> {
     let mut out = Vec::new();
-    let event = |kind| JournalEvent::new(at, cluster, kind);
+    let finding = |kind, now: &str, name: &str| {
+        let was = known(kind, name);
+        (was.as_deref().unwrap_or(USUAL) != now).then(|| JournalEvent {
+            before: was,
+            after: Some(now.to_string()),
+            ..JournalEvent::new(at, cluster, kind)
+        })
+    };
     if let (true, Some(nodes)) = (lists.0, &reading.nodes) {
         for n in nodes.iter() {
             let state = node_state(n);
-            if known(EventKind::NodeSeen, &n.id).as_deref() != Some(state.as_str()) {
-                out.push(event(EventKind::NodeSeen).node(&n.id).detail(&state));
-            }
+            out.extend(finding(EventKind::NodeSeen, &state, &n.id).map(|e| e.node(&n.id)));
         }
     }
     if let (true, Some(models)) = (lists.1, &reading.models) {
         for m in models.iter() {
             let status = ModelStatus::of(m).label();
-            if known(EventKind::ModelSeen, &m.name).as_deref() != Some(status) {
-                out.push(event(EventKind::ModelSeen).model(&m.name).detail(status));
-            }
+            out.extend(finding(EventKind::ModelSeen, status, &m.name).map(|e| e.model(&m.name)));
         }
     }
     out
@@ -425,13 +435,14 @@ mod tests {
         assert_eq!(
             kinds(&all),
             vec![
-                (EventKind::NodeSeen, "n1".into()),
                 (EventKind::NodeSeen, "n2".into()),
                 (EventKind::ModelSeen, "m1".into()),
-            ]
+            ],
+            "all but the ready ones"
         );
-        assert_eq!(all[1].detail.as_deref(), Some("cordoned"));
-        assert_eq!(all[2].detail.as_deref(), Some(status));
+        assert_eq!(all[0].after.as_deref(), Some("cordoned"));
+        assert_eq!(all[0].before, None, "found, not seen to change");
+        assert_eq!(all[1].after.as_deref(), Some(status));
         assert!(all.iter().all(|e| e.at == 7 && e.cluster == "eu"));
         let known = |kind: EventKind, name: &str| match (kind, name) {
             (EventKind::NodeSeen, _) => Some("ready".to_string()),
@@ -440,6 +451,11 @@ mod tests {
         };
         let differs = found("eu", &r, 8, (true, true), &known);
         assert_eq!(kinds(&differs), vec![(EventKind::NodeSeen, "n2".into())]);
+        assert_eq!(
+            differs[0].change_text(),
+            "ready → cordoned",
+            "a change within the gap"
+        );
         let models_only = found("eu", &r, 9, (false, true), &nothing_known);
         assert_eq!(
             kinds(&models_only),
