@@ -25,17 +25,22 @@ async fn until<T>(what: &str, check: impl AsyncFn() -> Option<T>) -> T {
     }
 }
 
-/// The nodes the simulator lists in `state`.
-async fn nodes_in(simulator: &Process, state: &str) -> Vec<String> {
-    let nodes: Vec<serde_json::Value> = http()
+/// The simulator's nodes, as its admin API lists them.
+async fn all_nodes(simulator: &Process) -> Vec<serde_json::Value> {
+    http()
         .get(format!("{}/api/v1/nodes", simulator.url))
         .send()
         .await
         .expect("the simulator answers")
         .json()
         .await
-        .expect("a list of nodes");
-    nodes
+        .expect("a list of nodes")
+}
+
+/// The nodes the simulator lists in `state`.
+async fn nodes_in(simulator: &Process, state: &str) -> Vec<String> {
+    all_nodes(simulator)
+        .await
         .iter()
         .filter(|n| n["state"] == state)
         .filter_map(|n| n["id"].as_str().map(str::to_string))
@@ -87,6 +92,16 @@ async fn count(store: &JournalStore, kind: EventKind) -> usize {
         .await
         .expect("the journal reads")
         .len()
+}
+
+/// The newest start of recording in the journal.
+async fn newest_start(store: &JournalStore) -> JournalEvent {
+    let filter = EventFilter {
+        kinds: vec![EventKind::RecordingStarted],
+        ..EventFilter::default()
+    };
+    let mut starts = store.read(&filter, 1).await.expect("the journal reads");
+    starts.pop().expect("recording has started")
 }
 
 /// A series of the console's `/metrics` without labels.
@@ -272,14 +287,7 @@ async fn a_cordon_keeps_its_reason_and_its_start_across_a_restart() {
     .await;
 
     // The record started from every node not ready, found as it began.
-    let all_nodes: Vec<serde_json::Value> = http()
-        .get(format!("{}/api/v1/nodes", simulator.url))
-        .send()
-        .await
-        .expect("the simulator answers")
-        .json()
-        .await
-        .expect("a list of nodes");
+    let all_nodes = all_nodes(&simulator).await;
     let found_at_start = count(&store, EventKind::NodeSeen).await;
     assert!(found_at_start > 0, "the demo cluster has nodes not ready");
     assert_eq!(
@@ -311,17 +319,7 @@ async fn a_cordon_keeps_its_reason_and_its_start_across_a_restart() {
             store.read(&filter, 10).await.expect("reads")
         }
     };
-    let restart = store
-        .read(
-            &EventFilter {
-                kinds: vec![EventKind::RecordingStarted],
-                ..EventFilter::default()
-            },
-            1,
-        )
-        .await
-        .expect("reads")[0]
-        .clone();
+    let restart = newest_start(&store).await;
     let gap = until("the change within the gap is found", async || {
         let seen = found(changed_unseen.clone()).await;
         (seen.len() == 1).then_some(seen)
@@ -420,20 +418,11 @@ async fn two_consoles_on_one_postgres_record_each_change_once_and_take_over() {
         (count(&store, EventKind::RecordingStarted).await == 2).then_some(())
     })
     .await;
-    let started = store
-        .read(
-            &EventFilter {
-                kinds: vec![EventKind::RecordingStarted],
-                ..EventFilter::default()
-            },
-            1,
-        )
-        .await
-        .expect("reads");
+    let started = newest_start(&store).await;
     assert!(
-        started[0].at < expires,
+        started.at < expires,
         "taken over at {}, before the lease lapsed at {expires}",
-        started[0].at
+        started.at
     );
     set_state_upstream(&simulator, &ready[1], "draining").await;
     until("the survivor records", async || {
@@ -492,6 +481,31 @@ async fn a_console_killed_while_it_writes_leaves_a_journal_that_opens() {
     );
 }
 
+/// `/readyz`'s text once it says the journal is not written; its status
+/// stays 200 throughout, for the live views need no journal.
+async fn not_written(console: &Process) -> String {
+    until("/readyz says the journal is not written", async || {
+        let readyz = http()
+            .get(format!("{}/readyz", console.root))
+            .send()
+            .await
+            .expect("the console answers");
+        assert_eq!(readyz.status(), 200, "the live views need no journal");
+        let text = readyz.text().await.expect("text");
+        text.contains("journal: not written").then_some(text)
+    })
+    .await
+}
+
+/// Waits until the pages no longer say the journal is not written.
+async fn journal_written_again(console: &Process) {
+    until("the pages stop saying so", async || {
+        let page = Page::parse(&fetch_page(&console.root, "/nodes").await);
+        (!page.has(".journal-down")).then_some(())
+    })
+    .await;
+}
+
 /// Sets how large the files `process` writes may grow (`prlimit`, from
 /// util-linux): `None` lifts the limit.
 fn limit_file_size(process: &Process, bytes: Option<u64>) {
@@ -525,17 +539,7 @@ async fn a_journal_that_may_grow_no_further_is_said_and_caught_up_when_it_can() 
     let node = nodes_in(&simulator, "ready").await.remove(0);
     let answer = cordon(&console, node.as_str(), "while the disk was full").await;
     assert_eq!(answer.status(), 200, "the change is carried out");
-    let said = until("/readyz says the journal is not written", async || {
-        let readyz = http()
-            .get(format!("{}/readyz", console.root))
-            .send()
-            .await
-            .expect("the console is still there");
-        assert_eq!(readyz.status(), 200, "the live views need no journal");
-        let text = readyz.text().await.expect("text");
-        text.contains("journal: not written").then_some(text)
-    })
-    .await;
+    let said = not_written(&console).await;
     assert!(said.contains("journal: not written"), "{said}");
     let page = Page::parse(&fetch_page(&console.root, "/nodes").await);
     assert!(page.has(".journal-down"), "the pages say so");
@@ -559,11 +563,7 @@ async fn a_journal_that_may_grow_no_further_is_said_and_caught_up_when_it_can() 
             .any(|e| e.detail.as_deref() == Some("while the disk was full")),
         "{events:?}"
     );
-    until("the pages stop saying so", async || {
-        let page = Page::parse(&fetch_page(&console.root, "/nodes").await);
-        (!page.has(".journal-down")).then_some(())
-    })
-    .await;
+    journal_written_again(&console).await;
     assert_eq!(store.integrity().await.expect("checks"), "ok");
 }
 
@@ -577,17 +577,7 @@ async fn a_database_that_is_down_is_said_everywhere_and_caught_up_when_it_is_bac
 
     // The live views go on; every page and /readyz say the journal is not
     // written, without the password.
-    let text = until("/readyz says the journal is not written", async || {
-        let readyz = http()
-            .get(format!("{}/readyz", console.root))
-            .send()
-            .await
-            .expect("answers");
-        assert_eq!(readyz.status(), 200, "the live views need no database");
-        let text = readyz.text().await.expect("text");
-        text.contains("journal: not written").then_some(text)
-    })
-    .await;
+    let text = not_written(&console).await;
     assert!(text.contains("journal: not written"), "{text}");
     assert!(!text.contains("s3cret"), "{text}");
     assert_eq!(
@@ -637,11 +627,7 @@ async fn a_database_that_is_down_is_said_everywhere_and_caught_up_when_it_is_bac
         attempt.detail.as_deref(),
         Some("while the journal was down")
     );
-    until("the pages stop saying so", async || {
-        let page = Page::parse(&fetch_page(&console.root, "/nodes").await);
-        (!page.has(".journal-down")).then_some(())
-    })
-    .await;
+    journal_written_again(&console).await;
     assert_eq!(
         metric(&console, "llmgw_console_journal_up").await,
         Some(1.0)
