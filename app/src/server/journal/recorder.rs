@@ -16,7 +16,7 @@ use super::lease::{Period, Presence};
 use super::shared::Journal;
 use super::since::{BRIDGED_GAP, RESUMED};
 use super::store::JournalStore;
-use super::transitions::{Reading, USUAL, between, found};
+use super::transitions::{Reading, between, found};
 use super::trends;
 use crate::format::ModelStatus;
 use crate::journal_record::{EventKind, JournalEvent};
@@ -75,6 +75,8 @@ struct Followed {
     resumed: bool,
     /// When recording of it last started.
     started_at: i64,
+    /// The last period this console wrote of it.
+    recorded_at: i64,
     /// When the wall's figures were last kept for the trends.
     sampled_at: i64,
 }
@@ -94,12 +96,16 @@ impl Recorder {
                 to_find: (false, false),
                 resumed: false,
                 started_at: 0,
+                recorded_at: 0,
                 sampled_at: 0,
             })
             .collect();
         let mut pending: Vec<JournalEvent> = Vec::new();
         let mut leading = false;
         let mut presence = Presence::default();
+        // Until when this console's lease holds, by its own clock, counted
+        // from before it last asked.
+        let mut valid_until: i64 = 0;
         let mut pruned_at: Option<std::time::Instant> = None;
         let lease = (period * 3).max(Duration::from_secs(10)).as_secs() as i64;
         let mut tick = tokio::time::interval(period);
@@ -132,6 +138,7 @@ impl Recorder {
             let mut reading = Duration::ZERO;
             self.write_attempts(&store).await;
             self.follow(&store).await;
+            let asked = unix_now() as i64;
             let holds = match store.hold_lease(&self.holder, lease).await {
                 Ok(true) => {
                     presence.hold(&store).await;
@@ -155,6 +162,15 @@ impl Recorder {
                 other => other,
             };
             self.journal.set(holds.as_ref().map(|_| ()));
+            if leading && asked > valid_until && holds.as_ref().is_ok_and(|held| *held) {
+                // Held again after it lapsed while the database did not
+                // answer: another console may have recorded meanwhile.
+                self.regained(&store, &mut followed, &mut pending, valid_until)
+                    .await;
+            }
+            if holds.as_ref().is_ok_and(|held| *held) {
+                valid_until = asked + lease;
+            }
             if leading && holds.as_ref().is_ok_and(|held| !held) {
                 // Lost while the database did not answer this console (and
                 // did another): what it saw meanwhile may be the new
@@ -229,6 +245,7 @@ impl Recorder {
                 f.last = Some(read);
             }
             if leading {
+                let asked = unix_now() as i64;
                 let ids: Vec<&str> = followed.iter().map(|f| f.cluster.tag.id.as_str()).collect();
                 let period = Period {
                     events: &pending,
@@ -242,6 +259,10 @@ impl Recorder {
                 {
                     Ok(true) => {
                         self.journal.set(Ok(()));
+                        valid_until = asked + lease;
+                        for f in &mut followed {
+                            f.recorded_at = at;
+                        }
                         pending.clear();
                         // The pages' "since when" at once, not a period later.
                         self.follow(&store).await;
@@ -287,6 +308,35 @@ impl Recorder {
         presence.let_go();
     }
 
+    /// The lease is this console's again after it lapsed while the database
+    /// did not answer. Of a cluster another console recorded meanwhile,
+    /// what this one saw after its lease ran out may be in that record
+    /// too: dropped, and recording of it starts again. Of one nobody
+    /// recorded, everything waiting is written.
+    async fn regained(
+        &self,
+        store: &JournalStore,
+        followed: &mut [Followed],
+        pending: &mut Vec<JournalEvent>,
+        valid_until: i64,
+    ) {
+        for f in followed {
+            let cluster = f.cluster.tag.id.as_str();
+            let recorded = store.recorded_until(cluster).await.ok().flatten();
+            if recorded.is_none_or(|until| until <= f.recorded_at) {
+                continue;
+            }
+            let before = pending.len();
+            pending.retain(|e| e.cluster != cluster || e.at <= valid_until);
+            tracing::warn!(
+                cluster,
+                dropped = before - pending.len(),
+                "another console recorded while this one was cut off from the journal; recording starts again"
+            );
+            f.last = None;
+        }
+    }
+
     /// What waits, written as the console stops, while the lease is still
     /// this console's.
     async fn write_pending(&self, store: &JournalStore, pending: &mut Vec<JournalEvent>) {
@@ -320,8 +370,10 @@ impl Recorder {
             f.resumed = false;
         }
         let index = self.journal.read_since_index();
-        // After a short gap, what the record said (the usual state where
-        // it said nothing); after a long one, nothing: every state is found.
+        // After a short gap, what the record said, if it said anything:
+        // a node or model it said nothing of may have appeared within the
+        // gap, so it is found, not said to have changed. After a long one,
+        // nothing: every state not the usual one is found.
         let known = |kind: EventKind, name: &str| {
             if !f.resumed {
                 return None;
@@ -331,7 +383,7 @@ impl Recorder {
             } else {
                 index.model_status(cluster, name)
             };
-            Some(said.unwrap_or(USUAL).to_string())
+            said.map(str::to_string)
         };
         let events = found(cluster, read, at, f.to_find, &known);
         drop(index);

@@ -196,10 +196,12 @@ impl SinceIndex {
         let k = (cluster.to_string(), node.to_string());
         // As the journal keeps it (see `store::storable`).
         let line = gpu.replace('\0', "\u{FFFD}");
-        match self.gpus.get(&k).and_then(|g| g.get(&line)) {
+        let mark = self.gpus.get(&k).and_then(|g| g.get(&line));
+        match self.current(cluster, mark) {
             Some(mark) => self.since(cluster, Some(mark), UNHEALTHY),
-            // Not seen to turn: it may have turned in any gap of the
-            // record, so it is known only since the record last resumed.
+            // Not seen to turn since the record's last long gap: it may
+            // have turned in any gap, so it is known only since the record
+            // last resumed.
             None => self.resumed.get(cluster).map(|&at| StateSince {
                 at,
                 at_least: true,
@@ -243,8 +245,10 @@ impl SinceIndex {
     /// The mark's time when it says `state`: when the state was seen to
     /// begin, or, when it was only found so (as recording started), a
     /// lower bound. With no mark since the record's last long gap, a
-    /// state that is the usual one held at that start (every other was
-    /// found then, and every change since is marked); any other is not
+    /// state that is the usual one held since the record last started or
+    /// resumed (every other was found then, and every change since is
+    /// marked; what appeared within a gap cannot be told from what was
+    /// there before it, so not from further back); any other is not
     /// dated. Nor is one the mark disagrees with: the record has not taken
     /// the change in yet (it follows the journal a period behind the
     /// pages).
@@ -252,7 +256,7 @@ impl SinceIndex {
         let (at, at_least) = match self.current(cluster, mark) {
             Some(m) if m.state == state => (m.at, m.found),
             Some(_) => return None,
-            None if state == USUAL => (*self.started.get(cluster)?, true),
+            None if state == USUAL => (*self.resumed.get(cluster)?, true),
             None => return None,
         };
         Some(StateSince {
@@ -414,6 +418,12 @@ mod tests {
             ix.node("eu", "n2", "cordoned").map(|s| (s.at, s.at_least)),
             Some((400, true))
         );
+        // One the record said nothing of may have appeared within the gap:
+        // known since the record resumed, not from its start.
+        assert_eq!(
+            ix.node("eu", "n7", "ready").map(|s| (s.at, s.at_least)),
+            Some((400, true))
+        );
         // A long gap: every state is found anew as the record starts again,
         // and until its finding is taken in, nothing older is said.
         ix.apply(&[restart(9, 9_000, "")]);
@@ -523,6 +533,15 @@ mod tests {
         ]);
         let back = ix.gpu("eu", "n1", "gpu 3: XID 79").expect("seen");
         assert_eq!((back.at, back.at_least), (500, false));
+        // A long gap: it may have recovered and failed again within it.
+        let mut gap = SinceIndex::default();
+        gap.apply(&[
+            started(1, 100),
+            gpu(2, 300, EventKind::GpuUnhealthy),
+            started(3, 9_000),
+        ]);
+        let since = gap.gpu("eu", "n1", "gpu 3: XID 79").expect("dated");
+        assert_eq!((since.at, since.at_least), (9_000, true));
         // Healthy again: no longer followed.
         ix.apply(&[gpu(8, 600, EventKind::GpuHealthy)]);
         assert!(ix.gpus.is_empty());
