@@ -550,15 +550,7 @@ mod tests {
     #[test]
     fn a_change_not_yet_in_the_index_is_not_dated_from_the_past() {
         let mut ix = SinceIndex::default();
-        ix.apply(&[
-            started(1, 100),
-            at(
-                2,
-                JournalEvent::new(200, "eu", EventKind::NodeState)
-                    .node("n1")
-                    .change("ready", "cordoned"),
-            ),
-        ]);
+        ix.apply(&[started(1, 100), cordoned(2, 200, "n1")]);
         // The page's read already says ready again; the journal will say
         // so a period later.
         assert_eq!(ix.node("eu", "n1", "ready"), None);

@@ -178,10 +178,7 @@ impl JournalStore {
             // collide on its unique index. The lock is the transaction's,
             // so a console that dies here holds no one up; SQLite's write
             // lock already puts the creators in line.
-            sqlx::query("SELECT 1 FROM (SELECT pg_advisory_xact_lock($1)) AS locked")
-                .bind(SCHEMA_LOCK)
-                .execute(&mut *tx)
-                .await?;
+            take_turn(&mut tx, SCHEMA_LOCK).await?;
         }
         for statement in statements {
             sqlx::query(&statement).execute(&mut *tx).await?;
@@ -399,6 +396,16 @@ fn seen_kinds() -> String {
     seen.join(", ")
 }
 
+/// Waits on PostgreSQL for the advisory lock `key`, held until the end of
+/// `conn`'s transaction: consoles doing the same take turns.
+async fn take_turn(conn: &mut AnyConnection, key: i64) -> Result<(), StoreError> {
+    sqlx::query("SELECT 1 FROM (SELECT pg_advisory_xact_lock($1)) AS locked")
+        .bind(key)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
 /// Writes `events` on `conn`, a batch of rows at a time, in a transaction.
 pub(super) async fn insert_events(
     conn: &mut AnyConnection,
@@ -415,10 +422,7 @@ pub(super) async fn insert_events(
         // ids, and a console that read in between would skip it for good.
         // Writes take turns, so ids are committed in order. (SQLite has
         // one writer at a time already.)
-        sqlx::query("SELECT 1 FROM (SELECT pg_advisory_xact_lock($1)) AS locked")
-            .bind(WRITE_LOCK)
-            .execute(&mut *conn)
-            .await?;
+        take_turn(conn, WRITE_LOCK).await?;
     }
     for chunk in events.chunks(ROWS_PER_INSERT) {
         let rows: Vec<String> = (0..chunk.len())
