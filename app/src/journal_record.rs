@@ -54,10 +54,12 @@ pub enum EventKind {
     NodeSeen,
     /// The same for a model's status.
     ModelSeen,
+    /// The same for a replica's state.
+    ReplicaSeen,
 }
 
 impl EventKind {
-    pub const ALL: [Self; 23] = [
+    pub const ALL: [Self; 24] = [
         Self::RecordingStarted,
         Self::NodeAppeared,
         Self::NodeGone,
@@ -81,11 +83,13 @@ impl EventKind {
         Self::Attempt,
         Self::NodeSeen,
         Self::ModelSeen,
+        Self::ReplicaSeen,
     ];
 
     /// What a list of changes leaves out unless asked: a start of
-    /// recording writes one of these for each node and model.
-    pub const SEEN: [Self; 2] = [Self::NodeSeen, Self::ModelSeen];
+    /// recording writes one of these for each node, model and replica not
+    /// in the usual state.
+    pub const SEEN: [Self; 3] = [Self::NodeSeen, Self::ModelSeen, Self::ReplicaSeen];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -112,6 +116,7 @@ impl EventKind {
             Self::Attempt => "attempt",
             Self::NodeSeen => "node_seen",
             Self::ModelSeen => "model_seen",
+            Self::ReplicaSeen => "replica_seen",
         }
     }
 
@@ -141,6 +146,7 @@ impl EventKind {
             Self::Attempt => "change through the console",
             Self::NodeSeen => "node's state found",
             Self::ModelSeen => "model's status found",
+            Self::ReplicaSeen => "replica's state found",
         }
     }
 
@@ -172,7 +178,8 @@ impl EventKind {
             Self::ReplicaAppeared
             | Self::ReplicaFailed
             | Self::ReplicaState
-            | Self::ReplicaGone => Subject::Replica,
+            | Self::ReplicaGone
+            | Self::ReplicaSeen => Subject::Replica,
         }
     }
 }
@@ -273,7 +280,7 @@ pub struct NodeSince {
     pub unhealthy: Vec<Option<StateSince>>,
 }
 
-/// Since when a node or model has been in the state shown, as far as the
+/// Since when a node, model or replica has been in the state shown, as far as the
 /// journal knows, and for a node the console's last change of it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StateSince {

@@ -342,6 +342,7 @@ fn replica(spec: &ReplicaSpec, now: Instant) -> SimReplica {
             age_sec: 0,
             idle_sec: -1,
             err: spec.err.into(),
+            since: None,
         },
         started: ago(spec.age),
         last_used: spec.idle.map(ago),

@@ -220,6 +220,7 @@ pub fn build(node_count: usize, model_count: usize, seed: u64) -> Cluster {
                     } else {
                         String::new()
                     },
+                    since: None,
                 },
                 started: now
                     .checked_sub(Duration::from_secs(rng.below(7 * 86400)))

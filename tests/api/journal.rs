@@ -94,12 +94,40 @@ async fn reads_back_by_every_filter(store: &JournalStore) {
 
     assert_eq!(store.recorded_from("eu").await.expect("read"), Some(1_000));
     assert_eq!(store.recorded_from("nowhere").await.expect("read"), None);
+    // A replica's state is kept as a node's is; what went dates nothing,
+    // and its last records go with the rest.
+    let us = |at, kind| JournalEvent::new(at, "us", kind);
+    store
+        .append(&[
+            us(1_001, EventKind::ReplicaAppeared)
+                .replica("r1")
+                .detail("ready"),
+            us(1_002, EventKind::ReplicaGone).replica("r1"),
+            us(1_003, EventKind::ReplicaState)
+                .replica("r2")
+                .change("ready", "starting"),
+            us(1_004, EventKind::NodeAppeared)
+                .node("n-gone")
+                .detail("ready"),
+            us(1_005, EventKind::NodeGone).node("n-gone"),
+        ])
+        .await
+        .expect("written");
     let pruned = store.prune(1_100).await.expect("pruned");
     assert_eq!(
         pruned,
-        100 + 2,
-        "the records before 1100, but for us's newest state of each node (5) and model (3)"
+        100 + 2 + 4,
+        "the records before 1100, but for us's newest state of each node (5), model (3) \
+         and replica (1)"
     );
+    let latest = store.latest_states().await.expect("read");
+    let of = |name: &str| {
+        latest
+            .iter()
+            .filter(|e| e.replica.as_deref() == Some(name) || e.node.as_deref() == Some(name))
+            .count()
+    };
+    assert_eq!((of("r2"), of("r1"), of("n-gone")), (1, 0, 0), "{latest:?}");
     assert_eq!(store.recorded_from("eu").await.expect("read"), Some(1_100));
     assert_eq!(store.recorded_from("us").await.expect("read"), Some(1_000));
 

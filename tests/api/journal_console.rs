@@ -378,6 +378,97 @@ async fn a_cordon_keeps_its_reason_and_its_start_across_a_restart() {
     );
 }
 
+/// The cell "State" of `replica` on the replicas page, once the row is
+/// there and says since when.
+async fn replica_state_cell(console: &Process, replica: &str) -> Option<String> {
+    let page = Page::parse(&fetch_page(&console.root, "/replicas").await);
+    let row = page.row_keys("data-replica").contains(&replica.to_string());
+    let cell = row.then(|| page.cell(page.row("data-replica", replica), "State"));
+    cell.filter(|c| c.contains(' '))
+}
+
+#[tokio::test]
+async fn a_replicas_state_says_since_when_it_was_found_or_seen_to_begin() {
+    let simulator = Process::simulator().await;
+    let Recording {
+        console,
+        store,
+        _dir,
+        ..
+    } = recording(&simulator, "journal-replicas").await;
+
+    // Found as recording started: the one replica not ready, and only it.
+    let found = until("the replica not ready is found", async || {
+        let filter = EventFilter {
+            kinds: vec![EventKind::ReplicaSeen],
+            ..EventFilter::default()
+        };
+        let found = store.read(&filter, 100).await.expect("the journal reads");
+        (!found.is_empty()).then_some(found)
+    })
+    .await;
+    let starting: Vec<_> = found.iter().map(|e| e.replica.as_deref()).collect();
+    assert_eq!(starting, [Some("r-0006")], "{found:?}");
+    assert_eq!(found[0].after.as_deref(), Some("starting"));
+    let shown = until("the replicas page dates it", async || {
+        replica_state_cell(&console, "r-0006").await
+    })
+    .await;
+    assert!(shown.starts_with("starting ≥ "), "a lower bound: {shown}");
+    let ready = until("a ready replica is dated from the start", async || {
+        replica_state_cell(&console, "r-0003").await
+    })
+    .await;
+    assert!(ready.starts_with("ready ≥ "), "{ready}");
+
+    // A drain moves r-0003 elsewhere: a new replica, seen to appear ready,
+    // is dated from then, on the replicas page and on its node's.
+    set_state_upstream(&simulator, "gpu-l40s-01", "draining").await;
+    let moved = until("the moved replica's appearance is recorded", async || {
+        let filter = EventFilter {
+            kinds: vec![EventKind::ReplicaAppeared],
+            ..EventFilter::default()
+        };
+        let appeared = store.read(&filter, 10).await.expect("the journal reads");
+        appeared.first().and_then(|e| e.replica.clone())
+    })
+    .await;
+    let shown = until("the replicas page dates the new one", async || {
+        replica_state_cell(&console, &moved)
+            .await
+            .filter(|c| !c.contains('≥'))
+    })
+    .await;
+    assert!(
+        shown == "ready < 1 m" || shown.starts_with("ready 1 m"),
+        "seen to begin, not a lower bound: {shown}"
+    );
+    let moved_to = simulator_replica_node(&simulator, &moved).await;
+    let on_node = Page::parse(&fetch_page(&console.root, &format!("/nodes/{moved_to}")).await);
+    let cell = on_node.cell(on_node.row("data-replica", &moved), "State");
+    assert!(cell.starts_with("ready ") && !cell.contains('≥'), "{cell}");
+}
+
+/// The node the simulator lists `replica`'s first shard on.
+async fn simulator_replica_node(simulator: &Process, replica: &str) -> String {
+    let replicas: Vec<serde_json::Value> = http()
+        .get(format!("{}/api/v1/replicas", simulator.url))
+        .send()
+        .await
+        .expect("the simulator answers")
+        .json()
+        .await
+        .expect("a list");
+    let r = replicas
+        .iter()
+        .find(|r| r["id"] == replica)
+        .expect("the replica is listed");
+    r["shards"][0]["node"]
+        .as_str()
+        .expect("a shard")
+        .to_string()
+}
+
 #[tokio::test]
 async fn two_consoles_on_one_postgres_record_each_change_once_and_take_over() {
     let server = Postgres::start().await;

@@ -237,6 +237,11 @@ pub struct ReplicaView {
     #[cfg_attr(feature = "ssr", serde(alias = "Err"))]
     #[serde(deserialize_with = "null_as_default")]
     pub err: String,
+    /// Since when it has been in its state, from the console's journal:
+    /// never read from llmgw, filled in only for the rows a page shows.
+    #[cfg_attr(feature = "ssr", serde(skip_deserializing))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<Box<crate::journal_record::StateSince>>,
 }
 
 impl Default for ReplicaView {
@@ -252,6 +257,7 @@ impl Default for ReplicaView {
             // A missing idle time is "not reported", not "just used".
             idle_sec: IDLE_NOT_REPORTED,
             err: String::new(),
+            since: None,
         }
     }
 }

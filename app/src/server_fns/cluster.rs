@@ -58,7 +58,9 @@ mod ssr {
 
     pub async fn list_replicas(query: String) -> Result<TablePage<ReplicaView>, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        Ok(TableQuery::parse(&query).page_of(&cx.cluster.snapshots.replicas().await?))
+        let mut page = TableQuery::parse(&query).page_of(&cx.cluster.snapshots.replicas().await?);
+        cx.journal.date_replicas(&cx.cluster.tag.id, &mut page.rows);
+        Ok(page)
     }
 
     pub async fn cluster_overview(query: String) -> Result<OverviewReport, ConsoleError> {

@@ -110,16 +110,18 @@ mod ssr {
         let mut node = nodes.iter().find(|n| n.id == id).cloned();
         cx.journal
             .date_nodes(&cx.cluster.tag.id, node.as_mut_slice());
+        let mut here: Vec<ReplicaView> = replicas
+            .iter()
+            .filter(|r| runs_on(r, &id))
+            .cloned()
+            .collect();
+        cx.journal.date_replicas(&cx.cluster.tag.id, &mut here);
         Ok(NodeReport {
             also_in,
             drain: drain_preview(&id, &nodes, &models, &replicas),
             around: Surroundings::around(&|n| n == id, &nodes, orphans, &replicas),
             node,
-            replicas: replicas
-                .iter()
-                .filter(|r| runs_on(r, &id))
-                .cloned()
-                .collect(),
+            replicas: here,
             rejections: rejections.of(&id),
             unexplained: rejections.unexplained().to_vec(),
             gathering: rejections.gathering().map(|g| (g.read, g.of)),

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use crate::admin_api::types::ReplicaView;
+use crate::components::SinceNote;
 use crate::format;
 use crate::table::{Column, SortKey, TableRow};
 use crate::urls;
@@ -46,7 +47,11 @@ impl TableRow for ReplicaHere {
         .sort(|r| SortKey::Text(r.replica.model.clone()))
         .text(|r| r.replica.model.clone()),
         Column::<Self>::new("replica-state", "State", |r| {
-            r.replica.state.clone().into_any()
+            view! {
+                {format::or_dash(&r.replica.state)}
+                <SinceNote since=r.replica.since.as_deref().cloned() />
+            }
+            .into_any()
         })
         .sort(|r| SortKey::Text(r.replica.state.clone()))
         .text(|r| r.replica.state.clone()),

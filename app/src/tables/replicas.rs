@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use crate::admin_api::types::ReplicaView;
+use crate::components::SinceNote;
 use crate::format;
 use crate::joins::has_error;
 use crate::table::{Cell, Column, Exported, ExportedTable, Field, RowNote, SortKey, TableRow};
@@ -50,6 +51,7 @@ impl TableRow for ReplicaView {
         Column::<Self>::new("state", "State", |r| {
             view! {
                 <span class=format!("state state-{}", r.state)>{format::or_dash(&r.state)}</span>
+                <SinceNote since=r.since.as_deref().cloned() />
             }
             .into_any()
         })

@@ -16,7 +16,7 @@ use super::lease::{Period, Presence};
 use super::shared::Journal;
 use super::since::{BRIDGED_GAP, RESUMED};
 use super::store::JournalStore;
-use super::transitions::{Reading, between, found};
+use super::transitions::{Reading, ToFind, between, found};
 use super::trends;
 use crate::format::ModelStatus;
 use crate::journal_record::{EventKind, JournalEvent};
@@ -68,10 +68,10 @@ pub struct Recorder {
 struct Followed {
     cluster: Arc<Cluster>,
     last: Option<Reading>,
-    /// The lists, nodes then models, whose states are yet to be found for
+    /// The lists whose states are yet to be found for
     /// the record to start from (see `transitions::found`), and whether
     /// the record resumed after a short gap (only what differs is found).
-    to_find: (bool, bool),
+    to_find: ToFind,
     resumed: bool,
     /// When recording of it last started.
     started_at: i64,
@@ -93,7 +93,7 @@ impl Recorder {
             .map(|cluster| Followed {
                 cluster,
                 last: None,
-                to_find: (false, false),
+                to_find: ToFind::default(),
                 resumed: false,
                 started_at: 0,
                 recorded_at: 0,
@@ -220,12 +220,12 @@ impl Recorder {
                         None => {
                             let start = self.started(&store, cluster, at).await;
                             f.resumed = start.detail.as_deref() == Some(RESUMED);
-                            f.to_find = (true, true);
+                            f.to_find = ToFind::ALL;
                             f.started_at = at;
                             pending.push(start);
                         }
                     }
-                    if f.to_find != (false, false) {
+                    if f.to_find.any() {
                         pending.extend(self.found(f, &read, at));
                     }
                     if at - f.sampled_at >= trends::SPACING
@@ -371,24 +371,23 @@ impl Recorder {
         }
         let index = self.journal.read_since_index();
         // After a short gap, what the record said, if it said anything:
-        // a node or model it said nothing of may have appeared within the
-        // gap, so it is found, not said to have changed. After a long one,
-        // nothing: every state not the usual one is found.
+        // what it said nothing of may have appeared within the gap, so it
+        // is found, not said to have changed. After a long one, nothing:
+        // every state not the usual one is found.
         let known = |kind: EventKind, name: &str| {
             if !f.resumed {
                 return None;
             }
-            let said = if kind == EventKind::NodeSeen {
-                index.node_state(cluster, name)
-            } else {
-                index.model_status(cluster, name)
+            let said = match kind {
+                EventKind::NodeSeen => index.node_state(cluster, name),
+                EventKind::ModelSeen => index.model_status(cluster, name),
+                _ => index.replica_state(cluster, name),
             };
             said.map(str::to_string)
         };
         let events = found(cluster, read, at, f.to_find, &known);
         drop(index);
-        f.to_find.0 &= read.nodes.is_none();
-        f.to_find.1 &= read.models.is_none();
+        f.to_find = f.to_find.after(read);
         events
     }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::since::SinceIndex;
 use super::store::{EventFilter, JournalStore, StoreError};
-use crate::admin_api::types::{ModelView, NodeView};
+use crate::admin_api::types::{ModelView, NodeView, ReplicaView};
 use crate::journal_record::{JournalEvent, NodeSince, StateSince};
 
 /// Answers kept for pages that ask the same: open pages read again on
@@ -145,6 +145,18 @@ impl Journal {
             let status = crate::format::ModelStatus::of(m).label();
             m.since = index
                 .model(cluster, &m.name, status)
+                .map(checked_now)
+                .map(Box::new);
+        }
+    }
+
+    /// Fills in, for each of `replicas` of `cluster`, since when it has
+    /// been in its state.
+    pub fn date_replicas(&self, cluster: &str, replicas: &mut [ReplicaView]) {
+        let index = self.read_since_index();
+        for r in replicas {
+            r.since = index
+                .replica(cluster, &r.id, &r.state)
                 .map(checked_now)
                 .map(Box::new);
         }

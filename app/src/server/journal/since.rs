@@ -1,7 +1,7 @@
-//! Since when each node and model has been in its present state, and who
-//! cordoned or drained a node through a console and why: kept in memory
-//! from the journal (its newest records of each at start, then what is
-//! added each period, by this console or another on the same database),
+//! Since when each node, model and replica has been in its present state,
+//! and who cordoned or drained a node through a console and why: kept in
+//! memory from the journal (its newest records of each at start, then what
+//! is added each period, by this console or another on the same database),
 //! so a page of 20,000 nodes asks the database nothing.
 
 use std::collections::HashMap;
@@ -38,6 +38,7 @@ pub struct SinceIndex {
     resumed: HashMap<String, i64>,
     nodes: HashMap<(String, String), Mark>,
     models: HashMap<(String, String), Mark>,
+    replicas: HashMap<(String, String), Mark>,
     /// Each node's GPUs seen to turn unhealthy and not seen healthy since,
     /// by the line llmgw gives for the GPU.
     gpus: HashMap<(String, String), HashMap<String, Mark>>,
@@ -60,9 +61,9 @@ struct Change {
     reason: Option<String>,
 }
 
-/// Where a node or model now is: an appearance's state is its detail, a
-/// change's or a finding's its `after`; one that went is no longer
-/// followed.
+/// Where a node, model or replica now is: an appearance's state is its
+/// detail, a change's or a finding's its `after`; one that went is no
+/// longer followed.
 fn track(
     marks: &mut HashMap<(String, String), Mark>,
     key: Option<(String, String)>,
@@ -70,15 +71,17 @@ fn track(
 ) {
     let Some(key) = key else { return };
     let state = match e.kind {
-        EventKind::NodeGone | EventKind::ModelGone => {
+        EventKind::NodeGone | EventKind::ModelGone | EventKind::ReplicaGone => {
             marks.remove(&key);
             return;
         }
-        EventKind::NodeAppeared | EventKind::ModelAppeared => &e.detail,
+        EventKind::NodeAppeared | EventKind::ModelAppeared | EventKind::ReplicaAppeared => {
+            &e.detail
+        }
         _ => &e.after,
     };
     let state = state.clone().unwrap_or_default();
-    let found = matches!(e.kind, EventKind::NodeSeen | EventKind::ModelSeen);
+    let found = EventKind::SEEN.contains(&e.kind);
     marks.insert(
         key,
         Mark {
@@ -143,6 +146,12 @@ impl SinceIndex {
                 }
                 EventKind::ModelAppeared | EventKind::ModelStatus | EventKind::ModelGone => {
                     track(&mut self.models, model, e);
+                }
+                EventKind::ReplicaAppeared
+                | EventKind::ReplicaState
+                | EventKind::ReplicaGone
+                | EventKind::ReplicaSeen => {
+                    track(&mut self.replicas, key(&e.cluster, &e.replica), e);
                 }
                 EventKind::Attempt if e.after.as_deref() == Some("done") => {
                     let asked = e
@@ -219,18 +228,36 @@ impl SinceIndex {
         self.since(cluster, self.models.get(&k), status)
     }
 
+    /// Since when `replica` of `cluster` has been `state` (llmgw's word).
+    pub fn replica(&self, cluster: &str, replica: &str, state: &str) -> Option<StateSince> {
+        let k = (cluster.to_string(), replica.to_string());
+        self.since(cluster, self.replicas.get(&k), state)
+    }
+
     /// What the record says `node` of `cluster` is in, if it says so since
     /// its last long gap.
     pub fn node_state(&self, cluster: &str, node: &str) -> Option<&str> {
-        let k = (cluster.to_string(), node.to_string());
-        self.current(cluster, self.nodes.get(&k))
-            .map(|m| m.state.as_str())
+        self.said(cluster, &self.nodes, node)
     }
 
     /// What the record says `model` of `cluster` has, likewise.
     pub fn model_status(&self, cluster: &str, model: &str) -> Option<&str> {
-        let k = (cluster.to_string(), model.to_string());
-        self.current(cluster, self.models.get(&k))
+        self.said(cluster, &self.models, model)
+    }
+
+    /// What the record says `replica` of `cluster` is in, likewise.
+    pub fn replica_state(&self, cluster: &str, replica: &str) -> Option<&str> {
+        self.said(cluster, &self.replicas, replica)
+    }
+
+    fn said<'a>(
+        &self,
+        cluster: &str,
+        marks: &'a HashMap<(String, String), Mark>,
+        name: &str,
+    ) -> Option<&'a str> {
+        let k = (cluster.to_string(), name.to_string());
+        self.current(cluster, marks.get(&k))
             .map(|m| m.state.as_str())
     }
 
@@ -486,6 +513,64 @@ mod tests {
         // Gone: back in the lists, it is dated once the record has seen
         // it appear.
         assert_eq!(ix.model("eu", "big", "not placed"), None);
+    }
+
+    #[test]
+    fn a_replica_is_dated_from_its_appearance_its_change_or_its_finding() {
+        let mut ix = SinceIndex::default();
+        let replica = |id: i64, when: i64, kind: EventKind, r: &str| {
+            at(
+                id,
+                JournalEvent::new(when, "eu", kind).replica(r).model("big"),
+            )
+        };
+        ix.apply(&[
+            started(1, 10),
+            JournalEvent {
+                after: Some("failed".into()),
+                ..replica(2, 10, EventKind::ReplicaSeen, "r-old")
+            },
+            replica(3, 20, EventKind::ReplicaAppeared, "r1").detail("starting"),
+            JournalEvent {
+                before: Some("starting".into()),
+                after: Some("ready".into()),
+                ..replica(4, 50, EventKind::ReplicaState, "r1")
+            },
+            replica(5, 30, EventKind::ReplicaAppeared, "r2").detail("starting"),
+        ]);
+        let dated = |ix: &SinceIndex, r: &str, state: &str| {
+            ix.replica("eu", r, state).map(|s| (s.at, s.at_least))
+        };
+        assert_eq!(
+            dated(&ix, "r1", "ready"),
+            Some((50, false)),
+            "seen to change"
+        );
+        assert_eq!(
+            dated(&ix, "r2", "starting"),
+            Some((30, false)),
+            "seen to appear"
+        );
+        assert_eq!(dated(&ix, "r-old", "failed"), Some((10, true)), "found so");
+        assert_eq!(
+            dated(&ix, "r-there", "ready"),
+            Some((10, true)),
+            "usual, with no record since the start"
+        );
+        assert_eq!(
+            dated(&ix, "r-there", "starting"),
+            None,
+            "not found so: not dated"
+        );
+        assert_eq!(
+            dated(&ix, "r2", "ready"),
+            None,
+            "the record has not seen it yet"
+        );
+        assert_eq!(ix.replica_state("eu", "r1"), Some("ready"));
+        ix.apply(&[replica(6, 60, EventKind::ReplicaGone, "r1")]);
+        assert_eq!(ix.replica_state("eu", "r1"), None, "gone, not followed");
+        assert_eq!(dated(&ix, "r1", "ready"), Some((10, true)));
     }
 
     #[test]

@@ -285,8 +285,8 @@ impl JournalStore {
         Ok(rows.iter().filter_map(event_of).collect())
     }
 
-    /// The newest record of each node and each model that says what state
-    /// it is in (and of each GPU whether it is unhealthy), each cluster's
+    /// The newest record of each node, model and replica that says what
+    /// state it is in (and of each GPU whether it is unhealthy), each cluster's
     /// newest start of recording, and each node's
     /// newest change of state made through a console, oldest first: all
     /// that the present's "since when" is worked out from, without reading
@@ -343,10 +343,12 @@ impl JournalStore {
     }
 }
 
-/// The ids of the records `latest_states` reads: the newest of each node's
-/// and model's state, of each unhealthy GPU, of each cluster's starts, of
-/// each node's change through a console. Pruning keeps them, so that what
-/// the present is dated from outlives the retention.
+/// The ids of the records `latest_states` reads: the newest of each node's,
+/// model's and replica's state, of each unhealthy GPU, of each cluster's
+/// starts, of each node's change through a console. Pruning keeps them, so
+/// that what the present is dated from outlives the retention; but not
+/// the last word of what went, which dates nothing (replicas come and go
+/// by the thousand: kept, their last records would outgrow the retention).
 fn latest_ids() -> String {
     let newest = |kinds: &[EventKind], by: &str, more: &str| {
         let kinds: Vec<String> = kinds.iter().map(|k| format!("'{}'", k.as_str())).collect();
@@ -361,6 +363,11 @@ fn latest_ids() -> String {
         newest(
             &[ModelAppeared, ModelStatus, ModelGone, ModelSeen],
             "model",
+            "",
+        ),
+        newest(
+            &[ReplicaAppeared, ReplicaState, ReplicaGone, ReplicaSeen],
+            "replica",
             "",
         ),
         newest(&[GpuUnhealthy, GpuHealthy], "node, detail", ""),
@@ -382,8 +389,12 @@ fn latest_ids() -> String {
         ),
     ];
     format!(
-        "SELECT k FROM ({}) AS latest WHERE k IS NOT NULL",
-        parts.join(" UNION ALL ")
+        "SELECT latest.k FROM ({}) AS latest JOIN journal AS last ON last.id = latest.k \
+         WHERE last.kind NOT IN ('{}', '{}', '{}')",
+        parts.join(" UNION ALL "),
+        NodeGone.as_str(),
+        ModelGone.as_str(),
+        ReplicaGone.as_str(),
     )
 }
 

@@ -64,25 +64,55 @@ fn by_key<T>(list: &[T], key: impl Fn(&T) -> &str) -> HashMap<&str, &T> {
     list.iter().map(|item| (key(item), item)).collect()
 }
 
-/// The usual state of a node and status of a model, in the console's
-/// words: what a start of recording takes every node and model it does not
-/// find otherwise to be in, so that it writes (and the console holds) only
-/// the few that are not.
+/// The usual state of a node, status of a model and state of a replica,
+/// in the console's words: what a start of recording takes everything it
+/// does not find otherwise to be in, so that it writes (and the console
+/// holds) only the few that are not.
 pub const USUAL: &str = "ready";
 
-/// What the record is to start from: each node and model in `reading`
-/// whose state is not [`USUAL`], found at `at` (`NodeSeen`, `ModelSeen`,
-/// the state in `after`), so that no state is ever dated from before it
-/// was known. After a short gap, each whose state differs from what the
-/// record said before it (`known`: the record's own word, the usual one
-/// where it has none; then in `before`, as a change within the gap); the
-/// rest keeps its start. `lists`: which of the two lists to find, nodes
-/// then models; a list that did not answer is found at a later read.
+/// Which of a cluster's lists are still to be found (see [`found`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ToFind {
+    pub nodes: bool,
+    pub models: bool,
+    pub replicas: bool,
+}
+
+impl ToFind {
+    pub const ALL: Self = Self {
+        nodes: true,
+        models: true,
+        replicas: true,
+    };
+
+    pub fn any(self) -> bool {
+        self != Self::default()
+    }
+
+    /// What is still to be found once `reading`'s lists have been: a list
+    /// that did not answer is found at a later read.
+    pub fn after(self, reading: &Reading) -> Self {
+        Self {
+            nodes: self.nodes && reading.nodes.is_none(),
+            models: self.models && reading.models.is_none(),
+            replicas: self.replicas && reading.replicas.is_none(),
+        }
+    }
+}
+
+/// What the record is to start from: each node, model and replica in
+/// `reading` whose state is not [`USUAL`], found at `at` (`NodeSeen`,
+/// `ModelSeen`, `ReplicaSeen`, the state in `after`), so that no state is
+/// ever dated from before it was known. After a short gap, each whose
+/// state differs from what the record said before it (`known`: the
+/// record's own word, the usual one where it has none; then in `before`,
+/// as a change within the gap); the rest keeps its start. Only the lists
+/// `lists` names are found.
 pub fn found(
     cluster: &str,
     reading: &Reading,
     at: i64,
-    lists: (bool, bool),
+    lists: ToFind,
     known: &impl Fn(EventKind, &str) -> Option<String>,
 ) -> Vec<JournalEvent> {
     let mut out = Vec::new();
@@ -94,16 +124,24 @@ pub fn found(
             ..JournalEvent::new(at, cluster, kind)
         })
     };
-    if let (true, Some(nodes)) = (lists.0, &reading.nodes) {
+    if let (true, Some(nodes)) = (lists.nodes, &reading.nodes) {
         for n in nodes.iter() {
             let state = node_state(n);
             out.extend(finding(EventKind::NodeSeen, &state, &n.id).map(|e| e.node(&n.id)));
         }
     }
-    if let (true, Some(models)) = (lists.1, &reading.models) {
+    if let (true, Some(models)) = (lists.models, &reading.models) {
         for m in models.iter() {
             let status = ModelStatus::of(m).label();
             out.extend(finding(EventKind::ModelSeen, status, &m.name).map(|e| e.model(&m.name)));
+        }
+    }
+    if let (true, Some(replicas)) = (lists.replicas, &reading.replicas) {
+        for r in replicas.iter() {
+            out.extend(
+                finding(EventKind::ReplicaSeen, &r.state, &r.id)
+                    .map(|e| e.replica(&r.id).model(&r.model)),
+            );
         }
     }
     out
@@ -422,23 +460,36 @@ mod tests {
             ..ModelView::default()
         };
         let status = ModelStatus::of(&model).label();
+        let replica = |id: &str, state: &str| ReplicaView {
+            id: id.into(),
+            model: "m1".into(),
+            state: state.into(),
+            ..ReplicaView::default()
+        };
         let r = reading(
             vec![
                 node("n1", NodeState::Ready),
                 node("n2", NodeState::Cordoned),
             ],
             vec![model],
-            vec![],
+            vec![replica("r1", "ready"), replica("r2", "starting")],
         );
         let nothing_known = |_: EventKind, _: &str| None;
-        let all = found("eu", &r, 7, (true, true), &nothing_known);
+        let all = found("eu", &r, 7, ToFind::ALL, &nothing_known);
         assert_eq!(
             kinds(&all),
             vec![
                 (EventKind::NodeSeen, "n2".into()),
                 (EventKind::ModelSeen, "m1".into()),
+                (EventKind::ReplicaSeen, "r2".into()),
             ],
             "all but the ready ones"
+        );
+        assert_eq!(all[2].after.as_deref(), Some("starting"));
+        assert_eq!(
+            all[2].model.as_deref(),
+            Some("m1"),
+            "its model's history has it"
         );
         assert_eq!(all[0].after.as_deref(), Some("cordoned"));
         assert_eq!(all[0].before, None, "found, not seen to change");
@@ -447,20 +498,40 @@ mod tests {
         let known = |kind: EventKind, name: &str| match (kind, name) {
             (EventKind::NodeSeen, _) => Some("ready".to_string()),
             (EventKind::ModelSeen, "m1") => Some(status.to_string()),
+            (EventKind::ReplicaSeen, "r2") => Some("starting".to_string()),
             _ => None,
         };
-        let differs = found("eu", &r, 8, (true, true), &known);
+        let differs = found("eu", &r, 8, ToFind::ALL, &known);
         assert_eq!(kinds(&differs), vec![(EventKind::NodeSeen, "n2".into())]);
         assert_eq!(
             differs[0].change_text(),
             "ready → cordoned",
             "a change within the gap"
         );
-        let models_only = found("eu", &r, 9, (false, true), &nothing_known);
+        let models_only = ToFind {
+            models: true,
+            ..ToFind::default()
+        };
+        let models_only = found("eu", &r, 9, models_only, &nothing_known);
         assert_eq!(
             kinds(&models_only),
             vec![(EventKind::ModelSeen, "m1".into())]
         );
+        let mut to_find = ToFind::ALL;
+        to_find = to_find.after(&Reading {
+            models: r.models.clone(),
+            ..Reading::default()
+        });
+        assert_eq!(
+            to_find,
+            ToFind {
+                nodes: true,
+                replicas: true,
+                ..ToFind::default()
+            },
+            "a list that did not answer is found later"
+        );
+        assert!(!to_find.after(&r).any());
     }
 
     #[test]
