@@ -94,8 +94,8 @@ async fn reads_back_by_every_filter(store: &JournalStore) {
 
     assert_eq!(store.recorded_from("eu").await.expect("read"), Some(1_000));
     assert_eq!(store.recorded_from("nowhere").await.expect("read"), None);
-    // A replica's state is kept as a node's is; what went dates nothing,
-    // and its last records go with the rest.
+    // A replica's state is kept as a node's is; a replica that went dates
+    // nothing, and its last records go with the rest.
     let us = |at, kind| JournalEvent::new(at, "us", kind);
     store
         .append(&[
@@ -116,9 +116,9 @@ async fn reads_back_by_every_filter(store: &JournalStore) {
     let pruned = store.prune(1_100).await.expect("pruned");
     assert_eq!(
         pruned,
-        100 + 2 + 4,
-        "the records before 1100, but for us's newest state of each node (5), model (3) \
-         and replica (1)"
+        100 + 2 + 3,
+        "the records before 1100, but for us's newest state of each node (5, and the one \
+         gone), model (3) and replica (1)"
     );
     let latest = store.latest_states().await.expect("read");
     let of = |name: &str| {
@@ -127,7 +127,13 @@ async fn reads_back_by_every_filter(store: &JournalStore) {
             .filter(|e| e.replica.as_deref() == Some(name) || e.node.as_deref() == Some(name))
             .count()
     };
-    assert_eq!((of("r2"), of("r1"), of("n-gone")), (1, 0, 0), "{latest:?}");
+    assert_eq!((of("r2"), of("r1"), of("n-gone")), (1, 0, 1), "{latest:?}");
+    assert!(
+        latest
+            .iter()
+            .any(|e| e.kind == EventKind::NodeGone && e.node.as_deref() == Some("n-gone")),
+        "a node's going is read at start: it clears what was kept of its GPUs"
+    );
     assert_eq!(store.recorded_from("eu").await.expect("read"), Some(1_100));
     assert_eq!(store.recorded_from("us").await.expect("read"), Some(1_000));
 

@@ -340,6 +340,11 @@ async fn a_cordon_keeps_its_reason_and_its_start_across_a_restart() {
         found_at_start + 1,
         "only what changed within the gap"
     );
+    assert_eq!(
+        count(&store, EventKind::ReplicaSeen).await,
+        1,
+        "the replica starting all along is found once: the restart bridged it"
+    );
     let again = until("the restarted console reads the journal back", async || {
         let page = Page::parse(&fetch_page(&console.root, &node_page).await);
         let since = page.has(".since").then(|| page.text(".since"));
@@ -393,8 +398,8 @@ async fn a_replicas_state_says_since_when_it_was_found_or_seen_to_begin() {
     let Recording {
         console,
         store,
+        args,
         _dir,
-        ..
     } = recording(&simulator, "journal-replicas").await;
 
     // Found as recording started: the one replica not ready, and only it.
@@ -443,14 +448,49 @@ async fn a_replicas_state_says_since_when_it_was_found_or_seen_to_begin() {
         shown == "ready < 1 m" || shown.starts_with("ready 1 m"),
         "seen to begin, not a lower bound: {shown}"
     );
-    let moved_to = simulator_replica_node(&simulator, &moved).await;
+    let moved_to = simulator_replica_node(&simulator, &moved)
+        .await
+        .expect("the moved replica is listed");
     let on_node = Page::parse(&fetch_page(&console.root, &format!("/nodes/{moved_to}")).await);
     let cell = on_node.cell(on_node.row("data-replica", &moved), "State");
     assert!(cell.starts_with("ready ") && !cell.contains('≥'), "{cell}");
+
+    // Stopped while llmgw ctl drains the node it moved to: the replica
+    // that went within the gap is recorded gone as recording resumes
+    // (else the record would hold it, and keep it past every prune).
+    drop(console);
+    set_state_upstream(&simulator, &moved_to, "draining").await;
+    until("the drain moves it away again", async || {
+        let node = simulator_replica_node(&simulator, &moved).await;
+        node.is_none().then_some(())
+    })
+    .await;
+    let _console = Process::start(&args.iter().map(String::as_str).collect::<Vec<_>>()).await;
+    let gone = until("the replica gone within the gap is recorded", async || {
+        let filter = EventFilter {
+            kinds: vec![EventKind::ReplicaGone],
+            ..EventFilter::default()
+        };
+        let gone = store.read(&filter, 10).await.expect("the journal reads");
+        gone.into_iter()
+            .find(|e| e.replica.as_deref() == Some(moved.as_str()))
+    })
+    .await;
+    assert_eq!(
+        gone.detail.as_deref(),
+        Some("went while the record had a gap"),
+        "{gone:?}"
+    );
+    assert_eq!(
+        gone.at,
+        newest_start(&store).await.at,
+        "as the record resumed"
+    );
 }
 
-/// The node the simulator lists `replica`'s first shard on.
-async fn simulator_replica_node(simulator: &Process, replica: &str) -> String {
+/// The node the simulator lists `replica`'s first shard on, if it lists
+/// the replica.
+async fn simulator_replica_node(simulator: &Process, replica: &str) -> Option<String> {
     let replicas: Vec<serde_json::Value> = http()
         .get(format!("{}/api/v1/replicas", simulator.url))
         .send()
@@ -459,14 +499,13 @@ async fn simulator_replica_node(simulator: &Process, replica: &str) -> String {
         .json()
         .await
         .expect("a list");
-    let r = replicas
-        .iter()
-        .find(|r| r["id"] == replica)
-        .expect("the replica is listed");
-    r["shards"][0]["node"]
-        .as_str()
-        .expect("a shard")
-        .to_string()
+    let r = replicas.iter().find(|r| r["id"] == replica)?;
+    Some(
+        r["shards"][0]["node"]
+            .as_str()
+            .expect("a shard")
+            .to_string(),
+    )
 }
 
 #[tokio::test]

@@ -16,7 +16,7 @@ use super::lease::{Period, Presence};
 use super::shared::Journal;
 use super::since::{BRIDGED_GAP, RESUMED};
 use super::store::JournalStore;
-use super::transitions::{Reading, ToFind, between, found};
+use super::transitions::{Reading, ToFind, between, found, gone_unseen};
 use super::trends;
 use crate::format::ModelStatus;
 use crate::journal_record::{EventKind, JournalEvent};
@@ -385,7 +385,15 @@ impl Recorder {
             };
             said.map(str::to_string)
         };
-        let events = found(cluster, read, at, f.to_find, &known);
+        let mut events = found(cluster, read, at, f.to_find, &known);
+        if let (true, Some(replicas)) = (f.to_find.replicas, &read.replicas) {
+            events.extend(gone_unseen(
+                cluster,
+                replicas,
+                at,
+                index.replicas_of(cluster),
+            ));
+        }
         drop(index);
         f.to_find = f.to_find.after(read);
         events

@@ -154,9 +154,10 @@ impl Journal {
     /// been in its state.
     pub fn date_replicas(&self, cluster: &str, replicas: &mut [ReplicaView]) {
         let index = self.read_since_index();
+        let now = crate::server::signing::unix_now() as i64;
         for r in replicas {
             r.since = index
-                .replica(cluster, &r.id, &r.state)
+                .replica(cluster, &r.id, &r.state, r.age_sec, now)
                 .map(checked_now)
                 .map(Box::new);
         }

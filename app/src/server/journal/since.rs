@@ -20,6 +20,11 @@ const UNHEALTHY: &str = "unhealthy";
 /// [`BRIDGED_GAP`].
 pub const RESUMED: &str = "resumed";
 
+/// How much older than a replica its date may be: the age llmgw gave is
+/// that of the last read of the list, which may be a period or more old
+/// (longer while llmgw does not answer).
+const AGE_SLACK: i64 = BRIDGED_GAP;
+
 /// A change made through a console is seen in llmgw's lists a poll or so
 /// later: an attempt this much older than the transition is still its
 /// cause.
@@ -228,10 +233,30 @@ impl SinceIndex {
         self.since(cluster, self.models.get(&k), status)
     }
 
-    /// Since when `replica` of `cluster` has been `state` (llmgw's word).
-    pub fn replica(&self, cluster: &str, replica: &str, state: &str) -> Option<StateSince> {
+    /// Since when `replica` of `cluster` has been `state` (llmgw's word),
+    /// given how old llmgw says it is (`age`, seconds, at `now`; 0 or less
+    /// when not known). A date from before the replica began is not its
+    /// own: llmgw gave its id to a new one that the record did not see
+    /// come (it was in the same state), so nothing is said.
+    pub fn replica(
+        &self,
+        cluster: &str,
+        replica: &str,
+        state: &str,
+        age: i64,
+        now: i64,
+    ) -> Option<StateSince> {
         let k = (cluster.to_string(), replica.to_string());
-        self.since(cluster, self.replicas.get(&k), state)
+        let since = self.since(cluster, self.replicas.get(&k), state)?;
+        (age <= 0 || since.at + AGE_SLACK >= now - age).then_some(since)
+    }
+
+    /// The replicas of `cluster` the record holds, in any state.
+    pub fn replicas_of<'a>(&'a self, cluster: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.replicas
+            .keys()
+            .filter(move |(c, _)| c == cluster)
+            .map(|(_, id)| id.as_str())
     }
 
     /// What the record says `node` of `cluster` is in, if it says so since
@@ -539,7 +564,8 @@ mod tests {
             replica(5, 30, EventKind::ReplicaAppeared, "r2").detail("starting"),
         ]);
         let dated = |ix: &SinceIndex, r: &str, state: &str| {
-            ix.replica("eu", r, state).map(|s| (s.at, s.at_least))
+            ix.replica("eu", r, state, 0, 60)
+                .map(|s| (s.at, s.at_least))
         };
         assert_eq!(
             dated(&ix, "r1", "ready"),
@@ -568,6 +594,17 @@ mod tests {
             "the record has not seen it yet"
         );
         assert_eq!(ix.replica_state("eu", "r1"), Some("ready"));
+        // llmgw gave r1's id to a replica begun after the record's date: not
+        // r1's date, not said. One as old as the date, or a little younger
+        // (its age is a read's, maybe a period old), keeps it.
+        let aged = |age: i64| ix.replica("eu", "r1", "ready", age, 2_000).map(|s| s.at);
+        assert_eq!(aged(2_000 - 50), Some(50));
+        assert_eq!(aged(2_000 - 50 - AGE_SLACK), Some(50));
+        assert_eq!(aged(2_000 - 50 - AGE_SLACK - 1), None);
+        let mut held: Vec<&str> = ix.replicas_of("eu").collect();
+        held.sort();
+        assert_eq!(held, ["r-old", "r1", "r2"]);
+        assert_eq!(ix.replicas_of("us").count(), 0);
         ix.apply(&[replica(6, 60, EventKind::ReplicaGone, "r1")]);
         assert_eq!(ix.replica_state("eu", "r1"), None, "gone, not followed");
         assert_eq!(dated(&ix, "r1", "ready"), Some((10, true)));

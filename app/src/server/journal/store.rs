@@ -313,10 +313,21 @@ impl JournalStore {
     /// Removes the records older than `before`, but for those the present
     /// is dated from (`latest_ids`); says how many went.
     pub async fn prune(&self, before: i64) -> Result<u64, StoreError> {
-        let sql = format!(
-            "DELETE FROM journal WHERE at < $1 AND id NOT IN ({})",
-            latest_ids()
-        );
+        // Each database's way of not scanning the kept ids once per old
+        // record: SQLite indexes a NOT IN list once; PostgreSQL hashes a
+        // NOT IN list only while it fits its working memory, but always
+        // turns NOT EXISTS into an anti-join.
+        let sql = match self.backend {
+            Backend::Sqlite => format!(
+                "DELETE FROM journal WHERE at < $1 AND id NOT IN ({})",
+                latest_ids()
+            ),
+            Backend::Postgres => format!(
+                "DELETE FROM journal WHERE at < $1 \
+                 AND NOT EXISTS (SELECT 1 FROM ({}) AS kept WHERE kept.k = journal.id)",
+                latest_ids()
+            ),
+        };
         let done = sqlx::query(&sql).bind(before).execute(&self.pool).await?;
         Ok(done.rows_affected())
     }
@@ -347,8 +358,10 @@ impl JournalStore {
 /// model's and replica's state, of each unhealthy GPU, of each cluster's
 /// starts, of each node's change through a console. Pruning keeps them, so
 /// that what the present is dated from outlives the retention; but not
-/// the last word of what went, which dates nothing (replicas come and go
-/// by the thousand: kept, their last records would outgrow the retention).
+/// the last word of a model or replica that went, which dates nothing
+/// (replicas come and go by the thousand: kept, their last records would
+/// outgrow the retention). A node's is kept: taken in at start, it clears
+/// the GPUs of a node that went.
 fn latest_ids() -> String {
     let newest = |kinds: &[EventKind], by: &str, more: &str| {
         let kinds: Vec<String> = kinds.iter().map(|k| format!("'{}'", k.as_str())).collect();
@@ -389,10 +402,9 @@ fn latest_ids() -> String {
         ),
     ];
     format!(
-        "SELECT latest.k FROM ({}) AS latest JOIN journal AS last ON last.id = latest.k \
-         WHERE last.kind NOT IN ('{}', '{}', '{}')",
+        "SELECT latest.k FROM ({}) AS latest JOIN journal AS newest ON newest.id = latest.k \
+         WHERE newest.kind NOT IN ('{}', '{}')",
         parts.join(" UNION ALL "),
-        NodeGone.as_str(),
         ModelGone.as_str(),
         ReplicaGone.as_str(),
     )

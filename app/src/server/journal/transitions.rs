@@ -147,6 +147,31 @@ pub fn found(
     out
 }
 
+/// What a replica that went while nothing was recorded says in its
+/// `ReplicaGone` record.
+pub const GONE_UNSEEN: &str = "went while the record had a gap";
+
+/// A `ReplicaGone` at `at` for each of `held` (the replicas of `cluster`
+/// the record holds) that `replicas`, the first read after a start, no
+/// longer lists: without it, one that went within a gap would be held,
+/// and kept past every prune, for good.
+pub fn gone_unseen<'a>(
+    cluster: &str,
+    replicas: &[ReplicaView],
+    at: i64,
+    held: impl IntoIterator<Item = &'a str>,
+) -> Vec<JournalEvent> {
+    let listed: HashSet<&str> = replicas.iter().map(|r| r.id.as_str()).collect();
+    held.into_iter()
+        .filter(|id| !listed.contains(id))
+        .map(|id| {
+            JournalEvent::new(at, cluster, EventKind::ReplicaGone)
+                .replica(id)
+                .detail(GONE_UNSEEN)
+        })
+        .collect()
+}
+
 /// A node's state in the console's words: a dash when not reported.
 pub fn node_state(n: &NodeView) -> String {
     match n.state.as_str() {
@@ -532,6 +557,18 @@ mod tests {
             "a list that did not answer is found later"
         );
         assert!(!to_find.after(&r).any());
+    }
+
+    #[test]
+    fn a_replica_held_but_no_longer_listed_after_a_start_went_unseen() {
+        let listed = vec![ReplicaView {
+            id: "r1".into(),
+            ..ReplicaView::default()
+        }];
+        let gone = gone_unseen("eu", &listed, 5, ["r1", "r2"]);
+        assert_eq!(kinds(&gone), vec![(EventKind::ReplicaGone, "r2".into())]);
+        assert_eq!(gone[0].detail.as_deref(), Some(GONE_UNSEEN));
+        assert_eq!(gone[0].at, 5);
     }
 
     #[test]
