@@ -69,9 +69,18 @@ unit-browser: setup-test
 sizes: setup-test build
 	node scripts/bench.mjs sizes --check
 
-## e2e: Playwright against the release binary in headless Chromium
+## e2e: Playwright against the release binary in headless Chromium: the
+## pages without JavaScript and with it side by side, each project with a
+## simulator and a console of its own (end2end/playwright.config.ts); one
+## alone: make e2e PROJECTS=js
+PROJECTS := no-js js
 e2e: setup-test build
-	cd end2end && npx playwright test
+	cd end2end && pids= && failed=0 && \
+	for p in $(PROJECTS); do \
+	  (LLMGW_E2E_PROJECT=$$p npx playwright test 2>&1 | sed -u "s/^/$$p: /") & pids="$$pids $$!"; \
+	done && \
+	for pid in $$pids; do wait $$pid || failed=1; done && \
+	exit $$failed
 
 ## bench: every figure of the console beside its budget (scripts/bench.mjs;
 ## one part alone: make bench PART=sizes)

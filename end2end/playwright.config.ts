@@ -18,6 +18,35 @@ if (!existsSync(BIN)) {
   throw new Error(`${BIN} does not exist: run "make build" first`);
 }
 
+// `make e2e` runs the two projects side by side, one Playwright each
+// (LLMGW_E2E_PROJECT names it): a project's tests take turns on its one
+// cluster, but nothing of one project touches the other's.
+const projects = [
+  {
+    name: 'no-js',
+    use: { javaScriptEnabled: false, baseURL: `http://127.0.0.1:${PORTS.noJs.console}` },
+    metadata: { simulator: `http://127.0.0.1:${PORTS.noJs.sim}` },
+    servers: [
+      { command: `${BIN} simulate --listen 127.0.0.1:${PORTS.noJs.sim} --log warn`, url: `http://127.0.0.1:${PORTS.noJs.sim}/api/v1/nodes` },
+      { command: consoleCommand(PORTS.noJs.sim, PORTS.noJs.console), url: `http://127.0.0.1:${PORTS.noJs.console}/healthz` },
+    ],
+  },
+  {
+    name: 'js',
+    use: { javaScriptEnabled: true, baseURL: `http://127.0.0.1:${PORTS.js.console}` },
+    metadata: { simulator: `http://127.0.0.1:${PORTS.js.sim}` },
+    servers: [
+      { command: `${BIN} simulate --listen 127.0.0.1:${PORTS.js.sim} --log warn`, url: `http://127.0.0.1:${PORTS.js.sim}/api/v1/nodes` },
+      { command: consoleCommand(PORTS.js.sim, PORTS.js.console), url: `http://127.0.0.1:${PORTS.js.console}/healthz` },
+    ],
+  },
+];
+const only = process.env.LLMGW_E2E_PROJECT;
+if (only && !projects.some((p) => p.name === only)) {
+  throw new Error(`LLMGW_E2E_PROJECT=${only} is not a project (${projects.map((p) => p.name).join(', ')})`);
+}
+const chosen = projects.filter((p) => !only || p.name === only);
+
 export default defineConfig({
   testDir: './tests',
   fullyParallel: false,
@@ -39,22 +68,8 @@ export default defineConfig({
       ],
     },
   },
-  webServer: [
-    { command: `${BIN} simulate --listen 127.0.0.1:${PORTS.noJs.sim} --log warn`, url: `http://127.0.0.1:${PORTS.noJs.sim}/api/v1/nodes` },
-    { command: consoleCommand(PORTS.noJs.sim, PORTS.noJs.console), url: `http://127.0.0.1:${PORTS.noJs.console}/healthz` },
-    { command: `${BIN} simulate --listen 127.0.0.1:${PORTS.js.sim} --log warn`, url: `http://127.0.0.1:${PORTS.js.sim}/api/v1/nodes` },
-    { command: consoleCommand(PORTS.js.sim, PORTS.js.console), url: `http://127.0.0.1:${PORTS.js.console}/healthz` },
-  ],
-  projects: [
-    {
-      name: 'no-js',
-      use: { javaScriptEnabled: false, baseURL: `http://127.0.0.1:${PORTS.noJs.console}` },
-      metadata: { simulator: `http://127.0.0.1:${PORTS.noJs.sim}` },
-    },
-    {
-      name: 'js',
-      use: { javaScriptEnabled: true, baseURL: `http://127.0.0.1:${PORTS.js.console}` },
-      metadata: { simulator: `http://127.0.0.1:${PORTS.js.sim}` },
-    },
-  ],
+  // Each run's own, so that one run's start does not clear another's.
+  outputDir: only ? `test-results/${only}` : 'test-results',
+  webServer: chosen.flatMap((p) => p.servers),
+  projects: chosen.map(({ servers: _, ...project }) => project),
 });

@@ -1,20 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { BIN, expect, freePort, withJs, recordHeartbeats, test, waitFor, waitForHeartbeats, waitForIslands } from './support';
+import { expect, freePort, withJs, recordHeartbeats, startOwn as start, stopOwn, test, waitFor, waitForHeartbeats, waitForIslands } from './support';
 
 // Its own simulator and console, so that stopping the simulator disturbs
 // no other test.
-let children: ChildProcess[] = [];
-
-function start(args: string[]): ChildProcess {
-  const child = spawn(BIN, [...args, '--log', 'warn'], { stdio: 'ignore' });
-  children.push(child);
-  return child;
-}
-
-test.afterEach(() => {
-  children.forEach((c) => c.kill());
-  children = [];
-});
+test.afterEach(stopOwn);
 
 test('when the admin API goes away the last data stays, marked stale, and recovers', async ({ page }, testInfo) => {
   test.skip(!withJs(testInfo), 'without JavaScript the page does not refresh itself');

@@ -1,6 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { expect, test as base, type Locator, type Page, type TestInfo } from '@playwright/test';
 
 export const BIN = resolve(__dirname, '../../target/release/llmgw-console');
@@ -182,8 +183,18 @@ export async function freePort(): Promise<number> {
 // each test ends them.
 let own: ChildProcess[] = [];
 
+// The consoles a run starts keep their journal in a directory of its own:
+// `make e2e` runs several Playwrights at once, and one journal between them
+// would have their consoles take the recording from one another.
+let ownData: string | undefined;
+function ownDataDir(): string {
+  ownData ??= mkdtempSync(join(tmpdir(), 'llmgw-e2e-own-'));
+  return ownData;
+}
+
 export function startOwn(args: string[], env: Record<string, string> = {}): ChildProcess {
-  const child = spawn(BIN, [...args, '--log', 'warn'], { stdio: 'ignore', env: { ...process.env, ...env } });
+  const data = args[0] === 'simulate' || args.includes('--data-dir') ? [] : ['--data-dir', ownDataDir()];
+  const child = spawn(BIN, [...args, ...data, '--log', 'warn'], { stdio: 'ignore', env: { ...process.env, ...env } });
   own.push(child);
   return child;
 }
