@@ -305,6 +305,19 @@ pub fn http() -> reqwest::Client {
         .expect("client")
 }
 
+/// What the simulated admin API at `url` lists under `list` ("nodes",
+/// "replicas"...), as the console reads it.
+pub async fn simulator_list(url: &str, list: &str) -> Vec<serde_json::Value> {
+    http()
+        .get(format!("{url}/api/v1/{list}"))
+        .send()
+        .await
+        .expect("the simulator answers")
+        .json()
+        .await
+        .expect("a list")
+}
+
 /// A GET of `url` with `headers` added, whatever its status.
 pub async fn get(url: &str, headers: &[(&str, &str)]) -> reqwest::Response {
     let mut request = http().get(url);

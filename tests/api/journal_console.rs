@@ -9,7 +9,7 @@ use app::journal_record::{EventKind, JournalEvent};
 use app::server::journal::{EventFilter, JournalStore};
 
 use crate::databases::{Postgres, TempDir, sqlite_url};
-use crate::helpers::{fetch_page, http};
+use crate::helpers::{fetch_page, http, simulator_list};
 use crate::html::Page;
 use crate::process::Process;
 
@@ -27,14 +27,7 @@ async fn until<T>(what: &str, check: impl AsyncFn() -> Option<T>) -> T {
 
 /// The simulator's nodes, as its admin API lists them.
 async fn all_nodes(simulator: &Process) -> Vec<serde_json::Value> {
-    http()
-        .get(format!("{}/api/v1/nodes", simulator.url))
-        .send()
-        .await
-        .expect("the simulator answers")
-        .json()
-        .await
-        .expect("a list of nodes")
+    simulator_list(&simulator.url, "nodes").await
 }
 
 /// The nodes the simulator lists in `state`.
@@ -491,14 +484,7 @@ async fn a_replicas_state_says_since_when_it_was_found_or_seen_to_begin() {
 /// The node the simulator lists `replica`'s first shard on, if it lists
 /// the replica.
 async fn simulator_replica_node(simulator: &Process, replica: &str) -> Option<String> {
-    let replicas: Vec<serde_json::Value> = http()
-        .get(format!("{}/api/v1/replicas", simulator.url))
-        .send()
-        .await
-        .expect("the simulator answers")
-        .json()
-        .await
-        .expect("a list");
+    let replicas = simulator_list(&simulator.url, "replicas").await;
     let r = replicas.iter().find(|r| r["id"] == replica)?;
     Some(
         r["shards"][0]["node"]
@@ -912,14 +898,7 @@ async fn set_gpu(simulator: &Process, node: &str, line: &str, healthy: bool) {
 #[tokio::test]
 async fn an_unhealthy_gpu_says_since_when_in_the_list_on_its_page_and_on_the_wall() {
     let simulator = Process::simulator().await;
-    let nodes: Vec<serde_json::Value> = http()
-        .get(format!("{}/api/v1/nodes", simulator.url))
-        .send()
-        .await
-        .expect("answers")
-        .json()
-        .await
-        .expect("nodes");
+    let nodes = all_nodes(&simulator).await;
     let already = nodes
         .iter()
         .find(|n| n["unhealthy"].as_array().is_some_and(|u| !u.is_empty()))

@@ -5,7 +5,8 @@ use std::net::SocketAddr;
 use llmgw_console::simulator::Simulator;
 
 use crate::helpers::{
-    BASE, ScriptedUpstream, TestApp, fetch_page, http, spawn_console, spawn_simulator,
+    BASE, ScriptedUpstream, TestApp, fetch_page, http, simulator_list, spawn_console,
+    spawn_simulator,
 };
 use crate::html::Page;
 
@@ -257,15 +258,8 @@ async fn a_page_its_viewer_leaves_halfway_is_finished_without_a_panic() {
 
 /// `field` of every item the simulator at `url` lists under `list`.
 async fn field_of_each(url: &str, list: &str, field: &str) -> Vec<String> {
-    let items: Vec<serde_json::Value> = http()
-        .get(format!("{url}/api/v1/{list}"))
-        .send()
+    simulator_list(url, list)
         .await
-        .expect("the simulator answers")
-        .json()
-        .await
-        .expect("a list");
-    items
         .iter()
         .map(|item| item[field].as_str().expect("a string").to_string())
         .collect()
