@@ -68,9 +68,9 @@ pub struct Recorder {
 struct Followed {
     cluster: Arc<Cluster>,
     last: Option<Reading>,
-    /// The lists whose states are yet to be found for
-    /// the record to start from (see `transitions::found`), and whether
-    /// the record resumed after a short gap (only what differs is found).
+    /// The lists whose states are yet to be found for the record to start
+    /// from (see `transitions::found`), and whether the record resumed
+    /// after a short gap (only what differs is found).
     to_find: ToFind,
     resumed: bool,
     /// When recording of it last started.
@@ -381,7 +381,8 @@ impl Recorder {
             let said = match kind {
                 EventKind::NodeSeen => index.node_state(cluster, name),
                 EventKind::ModelSeen => index.model_status(cluster, name),
-                _ => index.replica_state(cluster, name),
+                EventKind::ReplicaSeen => index.replica_state(cluster, name),
+                _ => None,
             };
             said.map(str::to_string)
         };
