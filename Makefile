@@ -23,6 +23,11 @@ dev: setup-dev
 ## test: formatting, lints for both halves, every test, the sizes, and the end-to-end suite
 test: setup-test lint build unit unit-browser sizes e2e
 
+# Under `make test`, the slow steps are skipped when they already passed on
+# these same sources and tools (scripts/unless-passed.sh says what counts);
+# `make test FRESH=1`, or a step's own target (`make unit`), runs them anyway.
+test: ONCE = BIN=$(BIN) $(RUN) ./scripts/unless-passed.sh $@
+
 # What each command needs, and nothing more (scripts/bootstrap.sh).
 setup:
 	./scripts/bootstrap.sh build
@@ -55,14 +60,14 @@ fmt: setup
 ## they reuse every dependency `make build` compiled
 ## (scripts/check-shared-deps.sh)
 unit: build
-	$(RUN) cargo test --release --workspace --features ssr
+	$(ONCE) $(RUN) cargo test --release --workspace --features ssr
 
 ## unit-browser: the browser-side tests (the live document's morph) in
 ## headless Chromium, through wasm-bindgen-test and ChromeDriver
 unit-browser: setup-test
 	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 	WASM_BINDGEN_TEST_WEBDRIVER_JSON=$(CURDIR)/app/tests/webdriver.json \
-	$(RUN) bash -c 'cargo test -p app --test morph --features hydrate --target wasm32-unknown-unknown $$LLMGW_WASM_STD_ARGS'
+	$(ONCE) $(RUN) bash -c 'cargo test -p app --test morph --features hydrate --target wasm32-unknown-unknown $$LLMGW_WASM_STD_ARGS'
 
 ## sizes: fails when the binary, the WASM or a first load grew past what the
 ## tests hold them to (scripts/bench.mjs, HELD)
@@ -75,12 +80,7 @@ sizes: setup-test build
 ## alone: make e2e PROJECTS=js
 PROJECTS := no-js js
 e2e: setup-test build
-	cd end2end && pids= && failed=0 && \
-	for p in $(PROJECTS); do \
-	  (LLMGW_E2E_PROJECT=$$p npx playwright test 2>&1 | sed -u "s/^/$$p: /") & pids="$$pids $$!"; \
-	done && \
-	for pid in $$pids; do wait $$pid || failed=1; done && \
-	exit $$failed
+	$(ONCE) ./scripts/e2e.sh $(PROJECTS)
 
 ## bench: every figure of the console beside its budget (scripts/bench.mjs;
 ## one part alone: make bench PART=sizes)

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Runs a test step unless it already passed on exactly these sources with
+# exactly these tools, the way cargo skips a compile whose inputs did not
+# change. `make test` runs its slow steps through this, so that a second
+# `make test` with nothing changed takes seconds instead of ten minutes;
+# `make test FRESH=1`, or a step's own target (`make unit`, `make e2e`), runs
+# them anyway. A fresh clone (CI) has no record, so it runs everything.
+#
+# Usage: scripts/unless-passed.sh STEP COMMAND [ARG...]
+#
+# What the record is keyed on: the step and its command line, the content of
+# every file git would commit (tracked or new, not ignored; deleted ones by
+# name), the toolchain bootstrap chose, the compiler, Node, the Debian
+# packages the tests drive (Chromium, ChromeDriver, PostgreSQL), and the
+# shipped binary. Anything else a test reads (the network, the clock) is
+# not, which is why the skip says when the pass was, and FRESH=1 exists.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+step=$1
+shift
+record=target/passed/$step
+
+# Not a git checkout (a tarball): nothing to key on, so always run.
+if ! git rev-parse --git-dir >/dev/null 2>&1; then
+  exec "$@"
+fi
+
+key() {
+  printf 'step %s\ncommand %s\n' "$step" "$*"
+  # New files count, ignored ones do not; a deleted file counts by its name.
+  git ls-files -z -co --exclude-standard | while IFS= read -r -d '' f; do
+    if [ -e "$f" ]; then sha256sum -- "$f"; else printf 'deleted %s\n' "$f"; fi
+  done
+  cat target/toolchain/env 2>/dev/null || true
+  rustc -vV 2>/dev/null || true
+  node --version 2>/dev/null || true
+  dpkg-query -W -f '${Package} ${Version}\n' chromium chromium-driver 'postgresql-[0-9]*' 2>/dev/null || true
+  bin=${BIN:-target/release/llmgw-console}
+  [ -f "$bin" ] && sha256sum "$bin"
+  true
+}
+now=$(key "$@" | sha256sum | cut -d' ' -f1)
+
+if [ -z "${FRESH:-}" ] && [ -f "$record" ] && [ "$(sed -n 1p "$record")" = "$now" ]; then
+  echo "$step: passed $(sed -n 2p "$record") on these same sources and tools; not run again (make test FRESH=1 runs it)"
+  exit 0
+fi
+
+rm -f "$record"
+started=$(date +%s)
+"$@"
+mkdir -p target/passed
+printf '%s\n%s\n' "$now" "at $(date '+%Y-%m-%d %H:%M') in $(($(date +%s) - started)) s" >"$record"
