@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use app::journal_record::{EventKind, JournalEvent};
 use app::server::journal::{EventFilter, JournalStore};
+use app::urls;
 
 use crate::databases::{Postgres, TempDir, sqlite_url};
 use crate::helpers::{fetch_page, http, simulator_list};
@@ -447,6 +448,20 @@ async fn a_replicas_state_says_since_when_it_was_found_or_seen_to_begin() {
     let on_node = Page::parse(&fetch_page(&console.root, &format!("/nodes/{moved_to}")).await);
     let cell = on_node.cell(on_node.row("data-replica", &moved), "State");
     assert!(cell.starts_with("ready ") && !cell.contains('≥'), "{cell}");
+    // The drain dialog lists what would move with the same date.
+    let dialog = Page::parse(
+        &fetch_page(
+            &console.root,
+            &urls::node_dialog("/nodes", "drain", &moved_to),
+        )
+        .await,
+    );
+    let line = dialog
+        .texts(".drain-preview .moving li")
+        .into_iter()
+        .find(|l| l.starts_with(&moved))
+        .expect("the dialog lists the moved replica");
+    assert!(line.contains("(ready ") && !line.contains('≥'), "{line}");
 
     // Stopped while llmgw ctl drains the node it moved to: the replica
     // that went within the gap is recorded gone as recording resumes

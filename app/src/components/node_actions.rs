@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 use leptos_router::hooks::use_query_map;
 
-use super::{ConfirmDialog, CtlCommand, ErrorPanel};
+use super::{ConfirmDialog, CtlCommand, ErrorPanel, SinceNote};
 use crate::admin_api::types::{NodeState, NodeView, TargetState};
 use crate::joins::DrainPreview;
 use crate::server_fns::nodes::{SetNodeState, preview_drain};
@@ -168,7 +168,19 @@ fn DrainPreviewView(report: DrainPreview) -> impl IntoView {
                             {report
                                 .replicas
                                 .into_iter()
-                                .map(|r| view! { <li><code>{r.id}</code> " " {r.model} " (" {r.state} ")"</li> })
+                                .map(|r| {
+                                    view! {
+                                        <li>
+                                            <code>{r.id}</code>
+                                            " "
+                                            {r.model}
+                                            " ("
+                                            {r.state}
+                                            <SinceNote since=r.since.as_deref().cloned() />
+                                            ")"
+                                        </li>
+                                    }
+                                })
                                 .collect_view()}
                         </ul>
                     }

@@ -116,9 +116,12 @@ mod ssr {
             .cloned()
             .collect();
         cx.journal.date_replicas(&cx.cluster.tag.id, &mut here);
+        let mut drain = drain_preview(&id, &nodes, &models, &replicas);
+        cx.journal
+            .date_replicas(&cx.cluster.tag.id, &mut drain.replicas);
         Ok(NodeReport {
             also_in,
-            drain: drain_preview(&id, &nodes, &models, &replicas),
+            drain,
             around: Surroundings::around(&|n| n == id, &nodes, orphans, &replicas),
             node,
             replicas: here,
@@ -134,7 +137,10 @@ mod ssr {
         let lists = &cx.cluster.snapshots;
         let (nodes, models, replicas) =
             tokio::join!(lists.nodes(), lists.models(), lists.replicas());
-        Ok(drain_preview(&node, &nodes?, &models?, &replicas?))
+        let mut drain = drain_preview(&node, &nodes?, &models?, &replicas?);
+        cx.journal
+            .date_replicas(&cx.cluster.tag.id, &mut drain.replicas);
+        Ok(drain)
     }
 
     pub async fn set_node_state(
