@@ -187,8 +187,9 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts, streams: PeerStreams
             requests,
             count_requests,
         ))
-        // Pages and server function answers, brotli or gzip as the browser
-        // asks; embedded assets are already compressed and pass through.
+        // Pages and server function answers, gzip when the browser takes it
+        // (no brotli encoder: Cargo.toml); embedded assets are already
+        // compressed, brotli or gzip, and pass through.
         .layer(CompressionLayer::new())
         .layer(header_layer(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .layer(header_layer(header::REFERRER_POLICY, "same-origin"))

@@ -2,6 +2,7 @@
 //! what through the console, kept in a database across restarts.
 
 pub mod attempts;
+mod latest;
 pub mod lease;
 pub mod recorder;
 pub mod shared;

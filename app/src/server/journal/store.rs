@@ -8,6 +8,7 @@ use std::time::Duration;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{AnyConnection, AnyPool, Executor, Row};
 
+use super::latest;
 use crate::journal_record::{EventKind, JournalEvent};
 
 /// Rows in one INSERT: its SQL and values are held at once, so a burst is
@@ -183,6 +184,15 @@ impl JournalStore {
         for statement in statements {
             sqlx::query(&statement).execute(&mut *tx).await?;
         }
+        for statement in latest::SCHEMA {
+            sqlx::query(statement).execute(&mut *tx).await?;
+        }
+        if self.backend == Backend::Postgres {
+            // In line with the writes, whose own keeping of `latest` it
+            // would otherwise cross.
+            take_turn(&mut tx, WRITE_LOCK).await?;
+        }
+        latest::fill_once(&mut tx).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -294,7 +304,7 @@ impl JournalStore {
     pub async fn latest_states(&self) -> Result<Vec<JournalEvent>, StoreError> {
         let sql = format!(
             "SELECT id, {COLUMNS} FROM journal WHERE id IN ({}) ORDER BY id",
-            latest_ids()
+            latest::IDS
         );
         let rows = sqlx::query(&sql).fetch_all(&self.pool).await?;
         Ok(rows.iter().filter_map(event_of).collect())
@@ -311,24 +321,11 @@ impl JournalStore {
     }
 
     /// Removes the records older than `before`, but for those the present
-    /// is dated from (`latest_ids`); says how many went.
+    /// is dated from (`latest`); says how many went.
     pub async fn prune(&self, before: i64) -> Result<u64, StoreError> {
-        // Each database's way of not scanning the kept ids once per old
-        // record: SQLite indexes a NOT IN list once; PostgreSQL hashes a
-        // NOT IN list only while it fits its working memory, but always
-        // turns NOT EXISTS into an anti-join.
-        let sql = match self.backend {
-            Backend::Sqlite => format!(
-                "DELETE FROM journal WHERE at < $1 AND id NOT IN ({})",
-                latest_ids()
-            ),
-            Backend::Postgres => format!(
-                "DELETE FROM journal WHERE at < $1 \
-                 AND NOT EXISTS (SELECT 1 FROM ({}) AS kept WHERE kept.k = journal.id)",
-                latest_ids()
-            ),
-        };
-        let done = sqlx::query(&sql).bind(before).execute(&self.pool).await?;
+        let sql = "DELETE FROM journal WHERE at < $1 \
+                   AND NOT EXISTS (SELECT 1 FROM latest WHERE latest.id = journal.id)";
+        let done = sqlx::query(sql).bind(before).execute(&self.pool).await?;
         Ok(done.rows_affected())
     }
 
@@ -352,62 +349,6 @@ impl JournalStore {
             .await?;
         Ok(row.try_get::<String, _>(0)?)
     }
-}
-
-/// The ids of the records `latest_states` reads: the newest of each node's,
-/// model's and replica's state, of each unhealthy GPU, of each cluster's
-/// starts, of each node's change through a console. Pruning keeps them, so
-/// that what the present is dated from outlives the retention; but not
-/// the last word of a model or replica that went, which dates nothing
-/// (replicas come and go by the thousand: kept, their last records would
-/// outgrow the retention). A node's is kept: taken in at start, it clears
-/// the GPUs of a node that went.
-fn latest_ids() -> String {
-    let newest = |kinds: &[EventKind], by: &str, more: &str| {
-        let kinds: Vec<String> = kinds.iter().map(|k| format!("'{}'", k.as_str())).collect();
-        format!(
-            "SELECT MAX(id) AS k FROM journal WHERE kind IN ({}) {more} GROUP BY cluster, {by}",
-            kinds.join(", ")
-        )
-    };
-    use EventKind::*;
-    let parts = [
-        newest(&[NodeAppeared, NodeState, NodeGone, NodeSeen], "node", ""),
-        newest(
-            &[ModelAppeared, ModelStatus, ModelGone, ModelSeen],
-            "model",
-            "",
-        ),
-        newest(
-            &[ReplicaAppeared, ReplicaState, ReplicaGone, ReplicaSeen],
-            "replica",
-            "",
-        ),
-        newest(&[GpuUnhealthy, GpuHealthy], "node, detail", ""),
-        newest(&[RecordingStarted], "kind", ""),
-        // The newest start after a long gap: what a state is dated from
-        // at the most (see `since`).
-        newest(
-            &[RecordingStarted],
-            "kind",
-            &format!(
-                "AND (detail IS NULL OR detail <> '{}')",
-                super::since::RESUMED
-            ),
-        ),
-        newest(
-            &[Attempt],
-            "node",
-            "AND to_state = 'done' AND from_state LIKE 'set_node_state %'",
-        ),
-    ];
-    format!(
-        "SELECT latest.k FROM ({}) AS latest JOIN journal AS newest ON newest.id = latest.k \
-         WHERE newest.kind NOT IN ('{}', '{}')",
-        parts.join(" UNION ALL "),
-        ModelGone.as_str(),
-        ReplicaGone.as_str(),
-    )
 }
 
 /// The kinds of findings, as SQL's list of strings.
@@ -447,6 +388,7 @@ pub(super) async fn insert_events(
         // one writer at a time already.)
         take_turn(conn, WRITE_LOCK).await?;
     }
+    let mut first = i64::MAX;
     for chunk in events.chunks(ROWS_PER_INSERT) {
         let rows: Vec<String> = (0..chunk.len())
             .map(|r| {
@@ -454,7 +396,10 @@ pub(super) async fn insert_events(
                 format!("({})", params.join(", "))
             })
             .collect();
-        let sql = format!("INSERT INTO journal ({COLUMNS}) VALUES {}", rows.join(", "));
+        let sql = format!(
+            "INSERT INTO journal ({COLUMNS}) VALUES {} RETURNING id",
+            rows.join(", ")
+        );
         // Not kept prepared: a batch's size varies, and each size would
         // be a statement of its own held by every connection.
         let mut query = sqlx::query(&sql).persistent(false);
@@ -471,9 +416,12 @@ pub(super) async fn insert_events(
                 .bind(e.actor.as_deref().map(storable))
                 .bind(e.detail.as_deref().map(storable));
         }
-        query.execute(&mut *conn).await?;
+        for row in query.fetch_all(&mut *conn).await? {
+            let id: i64 = row.try_get(0)?;
+            first = first.min(id);
+        }
     }
-    Ok(())
+    latest::take_in(conn, first).await
 }
 
 /// Says, on `conn`, that `clusters` are recorded up to `at`.

@@ -1,0 +1,231 @@
+//! The newest record of each thing the present is dated from: each node's,
+//! model's and replica's state, each unhealthy GPU, each cluster's starts,
+//! each node's change through a console. A small table, `latest`, keeps
+//! their ids as records are written, so that reading the present at start
+//! and pruning around it cost what the cluster holds rather than what the
+//! journal does (found by grouping the whole journal, they took 4 s of a
+//! start over a million records, and as much again at every prune).
+
+use sqlx::AnyConnection;
+
+use super::store::StoreError;
+use crate::journal_record::EventKind;
+
+/// The table, and its index by id for the prune's lookups. Its key is
+/// what a record is the newest of (`part` tells GPUs of one node apart).
+pub(super) const SCHEMA: [&str; 2] = [
+    "CREATE TABLE IF NOT EXISTS latest (
+        cluster TEXT NOT NULL,
+        grp TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        part TEXT NOT NULL,
+        id BIGINT NOT NULL,
+        PRIMARY KEY (cluster, grp, subject, part)
+    )",
+    "CREATE INDEX IF NOT EXISTS latest_id ON latest (id)",
+];
+
+/// The row that says the table holds the journal written before it.
+const FILLED: &str = "filled";
+
+/// The last word of a model or a replica that went dates nothing: its row
+/// goes, and its record is pruned with the rest (replicas come and go by
+/// the thousand; kept, their last records would outgrow the retention).
+/// A node's going is kept: taken in at start, it clears its GPUs.
+const DATES_NOTHING: [EventKind; 2] = [EventKind::ModelGone, EventKind::ReplicaGone];
+
+/// One kind of thing the present is dated from: the record kinds that
+/// speak of it, and the columns that name one of them (none: one a
+/// cluster).
+struct Group {
+    name: &'static str,
+    kinds: &'static [EventKind],
+    subject: Option<&'static str>,
+    part: Option<&'static str>,
+    /// A further condition on the records, in SQL.
+    only: String,
+}
+
+fn groups() -> [Group; 7] {
+    use EventKind::*;
+    let group = |name, kinds, subject, part| Group {
+        name,
+        kinds,
+        subject,
+        part,
+        only: String::new(),
+    };
+    [
+        group(
+            "node",
+            &[NodeAppeared, NodeState, NodeGone, NodeSeen],
+            Some("node"),
+            None,
+        ),
+        group(
+            "model",
+            &[ModelAppeared, ModelStatus, ModelGone, ModelSeen],
+            Some("model"),
+            None,
+        ),
+        group(
+            "replica",
+            &[ReplicaAppeared, ReplicaState, ReplicaGone, ReplicaSeen],
+            Some("replica"),
+            None,
+        ),
+        group(
+            "gpu",
+            &[GpuUnhealthy, GpuHealthy],
+            Some("node"),
+            Some("detail"),
+        ),
+        group("start", &[RecordingStarted], None, None),
+        // The newest start after a long gap: what a state is dated from
+        // at the most (see `since`).
+        Group {
+            only: format!(
+                "AND (detail IS NULL OR detail <> '{}')",
+                super::since::RESUMED
+            ),
+            ..group("long_start", &[RecordingStarted], None, None)
+        },
+        Group {
+            only: "AND to_state = 'done' AND from_state LIKE 'set_node_state %'".into(),
+            ..group("console_change", &[Attempt], Some("node"), None)
+        },
+    ]
+}
+
+fn kinds_sql(kinds: &[EventKind]) -> String {
+    let kinds: Vec<String> = kinds.iter().map(|k| format!("'{}'", k.as_str())).collect();
+    kinds.join(", ")
+}
+
+/// Takes the records from id `from` on into the table, on `conn`, within
+/// the transaction that wrote them.
+pub(super) async fn take_in(conn: &mut AnyConnection, from: i64) -> Result<(), StoreError> {
+    let newest: Vec<String> = groups()
+        .iter()
+        .map(|g| {
+            // NULL and '' are one name: a key column cannot hold NULL.
+            let column = |c: Option<&str>| c.map(|c| format!("COALESCE({c}, '')"));
+            let (subject, part) = (column(g.subject), column(g.part));
+            let by: String = [&subject, &part]
+                .into_iter()
+                .flatten()
+                .map(|c| format!(", {c}"))
+                .collect();
+            format!(
+                "SELECT cluster, '{name}' AS grp, {subject} AS subject, {part} AS part, \
+                 MAX(id) AS id FROM journal WHERE id >= {from} AND kind IN ({kinds}) {only} \
+                 GROUP BY cluster{by}",
+                name = g.name,
+                subject = subject.as_deref().unwrap_or("''"),
+                part = part.as_deref().unwrap_or("''"),
+                kinds = kinds_sql(g.kinds),
+                only = g.only,
+            )
+        })
+        .collect();
+    // `WHERE true`: SQLite would read the upsert's ON as a join's.
+    let upsert = format!(
+        "INSERT INTO latest (cluster, grp, subject, part, id) \
+         SELECT cluster, grp, subject, part, id FROM ({}) AS fresh WHERE true \
+         ON CONFLICT (cluster, grp, subject, part) DO UPDATE SET id = excluded.id \
+         WHERE excluded.id > latest.id",
+        newest.join(" UNION ALL ")
+    );
+    sqlx::query(&upsert)
+        .persistent(false)
+        .execute(&mut *conn)
+        .await?;
+    let forget = format!(
+        "DELETE FROM latest WHERE id >= {from} AND id IN \
+         (SELECT id FROM journal WHERE id >= {from} AND kind IN ({}))",
+        kinds_sql(&DATES_NOTHING)
+    );
+    sqlx::query(&forget)
+        .persistent(false)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// Fills the table from the whole journal, once: for a journal written
+/// before the table was (a scan of all of it, the one time).
+pub(super) async fn fill_once(conn: &mut AnyConnection) -> Result<(), StoreError> {
+    let filled = sqlx::query(
+        "SELECT 1 FROM latest WHERE cluster = '' AND grp = $1 AND subject = '' AND part = ''",
+    )
+    .bind(FILLED)
+    .fetch_optional(&mut *conn)
+    .await?;
+    if filled.is_some() {
+        return Ok(());
+    }
+    take_in(conn, 0).await?;
+    sqlx::query(
+        "INSERT INTO latest (cluster, grp, subject, part, id) VALUES ('', $1, '', '', 0) \
+         ON CONFLICT (cluster, grp, subject, part) DO NOTHING",
+    )
+    .bind(FILLED)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// The ids the present is dated from, as SQL: what `latest_states` reads
+/// and the prune keeps. (The `filled` row's id, 0, is no record's.)
+pub(super) const IDS: &str = "SELECT id FROM latest";
+
+#[cfg(test)]
+mod tests {
+    use super::super::store::JournalStore;
+    use crate::journal_record::{EventKind, JournalEvent};
+
+    #[tokio::test]
+    async fn a_journal_written_before_the_table_is_taken_in_once_and_dated_the_same() {
+        let dir = std::env::temp_dir().join(format!("llmgw-latest-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a directory");
+        let url = format!("sqlite://{}?mode=rwc", dir.join("journal.db").display());
+        let e = |at, kind| JournalEvent::new(at, "eu", kind);
+        let store = JournalStore::open(&url).await.expect("opened");
+        store
+            .append(&[
+                e(1, EventKind::RecordingStarted),
+                e(2, EventKind::NodeState)
+                    .node("n1")
+                    .change("ready", "cordoned"),
+                e(3, EventKind::NodeState)
+                    .node("n1")
+                    .change("cordoned", "ready"),
+                e(4, EventKind::GpuUnhealthy).node("n1").detail("gpu 0"),
+                e(5, EventKind::GpuUnhealthy).node("n1").detail("gpu 1"),
+                e(6, EventKind::ReplicaAppeared)
+                    .replica("r1")
+                    .detail("ready"),
+                e(7, EventKind::ReplicaGone).replica("r1"),
+                e(8, EventKind::ModelStatus)
+                    .model("m1")
+                    .change("ready", "not placed"),
+            ])
+            .await
+            .expect("written");
+        let kept = store.latest_states().await.expect("read");
+        let ats: Vec<i64> = kept.iter().map(|e| e.at).collect();
+        assert_eq!(ats, [1, 3, 4, 5, 8], "{kept:?}");
+
+        // As a journal from before the table would be: the next open
+        // takes all of it in, once.
+        sqlx::query("DROP TABLE latest")
+            .execute(store.pool())
+            .await
+            .expect("dropped");
+        drop(store);
+        let store = JournalStore::open(&url).await.expect("opened again");
+        assert_eq!(store.latest_states().await.expect("read"), kept);
+        assert_eq!(store.prune(100).await.expect("pruned"), 3);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
