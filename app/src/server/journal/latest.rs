@@ -11,9 +11,10 @@ use sqlx::AnyConnection;
 use super::store::StoreError;
 use crate::journal_record::EventKind;
 
-/// The table, and its index by id for the prune's lookups. Its key is
-/// what a record is the newest of (`part` tells GPUs of one node apart).
-pub(super) const SCHEMA: [&str; 2] = [
+/// The table, its index by id for the prune's lookups, and how far into
+/// the journal it has taken records. Its key is what a record is the
+/// newest of (`part` tells GPUs of one node apart).
+pub(super) const SCHEMA: [&str; 3] = [
     "CREATE TABLE IF NOT EXISTS latest (
         cluster TEXT NOT NULL,
         grp TEXT NOT NULL,
@@ -23,10 +24,11 @@ pub(super) const SCHEMA: [&str; 2] = [
         PRIMARY KEY (cluster, grp, subject, part)
     )",
     "CREATE INDEX IF NOT EXISTS latest_id ON latest (id)",
+    "CREATE TABLE IF NOT EXISTS latest_upto (
+        name TEXT PRIMARY KEY,
+        upto BIGINT NOT NULL
+    )",
 ];
-
-/// The row that says the table holds the journal written before it.
-const FILLED: &str = "filled";
 
 /// The last word of a model or a replica that went dates nothing: its row
 /// goes, and its record is pruned with the rest (replicas come and go by
@@ -102,13 +104,22 @@ fn kinds_sql(kinds: &[EventKind]) -> String {
     kinds.join(", ")
 }
 
-/// Takes the records from id `from` on into the table, on `conn`, within
-/// the transaction that wrote them.
-pub(super) async fn take_in(conn: &mut AnyConnection, from: i64) -> Result<(), StoreError> {
+/// Takes into the table every record it has not taken yet, on `conn`, in
+/// a transaction that writes alone (SQLite's one writer; on PostgreSQL the
+/// write turn, so every lower id is committed). After a write that is the
+/// write's own records; at an open, a whole journal from before the table
+/// (once), or what a console without it wrote since (a rolling upgrade).
+pub(super) async fn take_in(conn: &mut AnyConnection) -> Result<(), StoreError> {
+    let upto: Option<i64> =
+        sqlx::query_scalar("SELECT upto FROM latest_upto WHERE name = 'journal'")
+            .fetch_optional(&mut *conn)
+            .await?;
+    let from = upto.map_or(0, |upto| upto + 1);
     let newest: Vec<String> = groups()
         .iter()
         .map(|g| {
-            // NULL and '' are one name: a key column cannot hold NULL.
+            // NULL and '' are one name: a key column cannot hold NULL, and
+            // no record names a node, model or replica ''.
             let column = |c: Option<&str>| c.map(|c| format!("COALESCE({c}, '')"));
             let (subject, part) = (column(g.subject), column(g.part));
             let by: String = [&subject, &part]
@@ -149,34 +160,18 @@ pub(super) async fn take_in(conn: &mut AnyConnection, from: i64) -> Result<(), S
         .persistent(false)
         .execute(&mut *conn)
         .await?;
-    Ok(())
-}
-
-/// Fills the table from the whole journal, once: for a journal written
-/// before the table was (a scan of all of it, the one time).
-pub(super) async fn fill_once(conn: &mut AnyConnection) -> Result<(), StoreError> {
-    let filled = sqlx::query(
-        "SELECT 1 FROM latest WHERE cluster = '' AND grp = $1 AND subject = '' AND part = ''",
-    )
-    .bind(FILLED)
-    .fetch_optional(&mut *conn)
-    .await?;
-    if filled.is_some() {
-        return Ok(());
-    }
-    take_in(conn, 0).await?;
     sqlx::query(
-        "INSERT INTO latest (cluster, grp, subject, part, id) VALUES ('', $1, '', '', 0) \
-         ON CONFLICT (cluster, grp, subject, part) DO NOTHING",
+        "INSERT INTO latest_upto (name, upto) \
+         SELECT 'journal', COALESCE(MAX(id), 0) FROM journal WHERE true \
+         ON CONFLICT (name) DO UPDATE SET upto = excluded.upto",
     )
-    .bind(FILLED)
     .execute(&mut *conn)
     .await?;
     Ok(())
 }
 
 /// The ids the present is dated from, as SQL: what `latest_states` reads
-/// and the prune keeps. (The `filled` row's id, 0, is no record's.)
+/// and the prune keeps.
 pub(super) const IDS: &str = "SELECT id FROM latest";
 
 #[cfg(test)]
@@ -185,8 +180,9 @@ mod tests {
     use crate::journal_record::{EventKind, JournalEvent};
 
     #[tokio::test]
-    async fn a_journal_written_before_the_table_is_taken_in_once_and_dated_the_same() {
+    async fn records_written_without_the_table_are_taken_in_at_the_next_open() {
         let dir = std::env::temp_dir().join(format!("llmgw-latest-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("a directory");
         let url = format!("sqlite://{}?mode=rwc", dir.join("journal.db").display());
         let e = |at, kind| JournalEvent::new(at, "eu", kind);
@@ -217,15 +213,37 @@ mod tests {
         assert_eq!(ats, [1, 3, 4, 5, 8], "{kept:?}");
 
         // As a journal from before the table would be: the next open
-        // takes all of it in, once.
-        sqlx::query("DROP TABLE latest")
-            .execute(store.pool())
-            .await
-            .expect("dropped");
+        // takes all of it in.
+        for table in ["latest", "latest_upto"] {
+            sqlx::query(&format!("DROP TABLE {table}"))
+                .execute(store.pool())
+                .await
+                .expect("dropped");
+        }
         drop(store);
         let store = JournalStore::open(&url).await.expect("opened again");
         assert_eq!(store.latest_states().await.expect("read"), kept);
-        assert_eq!(store.prune(100).await.expect("pruned"), 3);
+
+        // Records a console without the table wrote (a rolling upgrade):
+        // taken in at the next open, or the next write.
+        sqlx::query(
+            "INSERT INTO journal (at, cluster, kind, node, from_state, to_state) \
+             VALUES (9, 'eu', 'node_state', 'n1', 'ready', 'draining')",
+        )
+        .execute(store.pool())
+        .await
+        .expect("written as an older console would");
+        drop(store);
+        let store = JournalStore::open(&url).await.expect("opened again");
+        let ats: Vec<i64> = store
+            .latest_states()
+            .await
+            .expect("read")
+            .iter()
+            .map(|e| e.at)
+            .collect();
+        assert_eq!(ats, [1, 4, 5, 8, 9]);
+        assert_eq!(store.prune(100).await.expect("pruned"), 4, "2, 3, 6 and 7");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

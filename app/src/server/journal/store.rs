@@ -180,6 +180,11 @@ impl JournalStore {
             // so a console that dies here holds no one up; SQLite's write
             // lock already puts the creators in line.
             take_turn(&mut tx, SCHEMA_LOCK).await?;
+            // In line with the writes before any table is touched: a
+            // write takes its turn, then the journal's table; this takes
+            // the tables (even `IF NOT EXISTS` does), then `latest`'s
+            // catching up needs the turn.
+            take_turn(&mut tx, WRITE_LOCK).await?;
         }
         for statement in statements {
             sqlx::query(&statement).execute(&mut *tx).await?;
@@ -187,12 +192,7 @@ impl JournalStore {
         for statement in latest::SCHEMA {
             sqlx::query(statement).execute(&mut *tx).await?;
         }
-        if self.backend == Backend::Postgres {
-            // In line with the writes, whose own keeping of `latest` it
-            // would otherwise cross.
-            take_turn(&mut tx, WRITE_LOCK).await?;
-        }
-        latest::fill_once(&mut tx).await?;
+        latest::take_in(&mut tx).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -388,7 +388,6 @@ pub(super) async fn insert_events(
         // one writer at a time already.)
         take_turn(conn, WRITE_LOCK).await?;
     }
-    let mut first = i64::MAX;
     for chunk in events.chunks(ROWS_PER_INSERT) {
         let rows: Vec<String> = (0..chunk.len())
             .map(|r| {
@@ -396,10 +395,7 @@ pub(super) async fn insert_events(
                 format!("({})", params.join(", "))
             })
             .collect();
-        let sql = format!(
-            "INSERT INTO journal ({COLUMNS}) VALUES {} RETURNING id",
-            rows.join(", ")
-        );
+        let sql = format!("INSERT INTO journal ({COLUMNS}) VALUES {}", rows.join(", "));
         // Not kept prepared: a batch's size varies, and each size would
         // be a statement of its own held by every connection.
         let mut query = sqlx::query(&sql).persistent(false);
@@ -416,12 +412,9 @@ pub(super) async fn insert_events(
                 .bind(e.actor.as_deref().map(storable))
                 .bind(e.detail.as_deref().map(storable));
         }
-        for row in query.fetch_all(&mut *conn).await? {
-            let id: i64 = row.try_get(0)?;
-            first = first.min(id);
-        }
+        query.execute(&mut *conn).await?;
     }
-    latest::take_in(conn, first).await
+    latest::take_in(conn).await
 }
 
 /// Says, on `conn`, that `clusters` are recorded up to `at`.
