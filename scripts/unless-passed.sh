@@ -8,12 +8,16 @@
 #
 # Usage: scripts/unless-passed.sh STEP COMMAND [ARG...]
 #
-# What the record is keyed on: the step and its command line, the content of
-# every file git would commit (tracked or new, not ignored; deleted ones by
-# name), the toolchain bootstrap chose, the compiler, Node, the Debian
-# packages the tests drive (Chromium, ChromeDriver, PostgreSQL), and the
-# shipped binary. Anything else a test reads (the network, the clock) is
-# not, which is why the skip says when the pass was, and FRESH=1 exists.
+# What the record is keyed on: the step and its command line, the content
+# and mode of every file git would commit (tracked or new, not ignored;
+# deleted ones by name), the settings that choose a toolchain, a browser or
+# a PostgreSQL (LLMGW_*, CHROMIUM_PATH, PLAYWRIGHT_*, RUST*, CARGO*), the
+# toolchain bootstrap chose, the compiler, Node, the Debian packages the
+# tests drive (Chromium, ChromeDriver, PostgreSQL), Playwright's own
+# browsers, and the shipped binary. Anything else a test reads (the
+# network, the clock) is not, which is why the skip says when the pass
+# was, and FRESH=1 exists. A pass is recorded only if that key is the same
+# after the run as before it.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -28,21 +32,35 @@ fi
 
 key() {
   printf 'step %s\ncommand %s\n' "$step" "$*"
-  # New files count, ignored ones do not; a deleted file counts by its name.
-  git ls-files -z -co --exclude-standard | while IFS= read -r -d '' f; do
-    if [ -e "$f" ]; then sha256sum -- "$f"; else printf 'deleted %s\n' "$f"; fi
-  done
+  # New files count, ignored ones do not; a deleted file counts by its
+  # name, a file's mode with its content.
+  git ls-files -z -co --exclude-standard >"$listing" || return 1
+  while IFS= read -r -d '' f; do
+    if [ -e "$f" ]; then
+      sha256sum -- "$f" || return 1
+      stat -c '%a' -- "$f"
+    else
+      printf 'deleted %s\n' "$f"
+    fi
+  done <"$listing"
+  # The settings that choose what is built and what the tests drive: the
+  # toolchain, the PostgreSQL and Chromium the tests use, and the like.
+  env | grep -E '^(LLMGW_|CHROMIUM_PATH|PLAYWRIGHT_|RUST|CARGO|WASM_BINDGEN_)' | sort
   cat target/toolchain/env 2>/dev/null || true
   rustc -vV 2>/dev/null || true
   node --version 2>/dev/null || true
   dpkg-query -W -f '${Package} ${Version}\n' chromium chromium-driver 'postgresql-[0-9]*' 2>/dev/null || true
+  ls "${PLAYWRIGHT_BROWSERS_PATH:-$HOME/.cache/ms-playwright}" 2>/dev/null || true
   bin=${BIN:-target/release/llmgw-console}
-  [ -f "$bin" ] && sha256sum "$bin"
-  true
+  if [ -f "$bin" ]; then sha256sum "$bin"; fi
 }
-now=$(key "$@" | sha256sum | cut -d' ' -f1)
+listing=$(mktemp)
+trap 'rm -f "$listing"' EXIT
+# A key that cannot be worked out is no key: the step runs.
+hash_of() { local k; k=$(key "$@") && printf '%s' "$k" | sha256sum | cut -d' ' -f1; }
+now=$(hash_of "$@") || now=
 
-if [ -z "${FRESH:-}" ] && [ -f "$record" ] && [ "$(sed -n 1p "$record")" = "$now" ]; then
+if [ -z "${FRESH:-}" ] && [ -n "$now" ] && [ -f "$record" ] && [ "$(sed -n 1p "$record")" = "$now" ]; then
   echo "$step: passed $(sed -n 2p "$record") on these same sources and tools; not run again (make test FRESH=1 runs it)"
   exit 0
 fi
@@ -50,5 +68,10 @@ fi
 rm -f "$record"
 started=$(date +%s)
 "$@"
-mkdir -p target/passed
-printf '%s\n%s\n' "$now" "at $(date '+%Y-%m-%d %H:%M') in $(($(date +%s) - started)) s" >"$record"
+took=$(($(date +%s) - started))
+# Kept only when nothing changed while it ran: an edit made meanwhile, and
+# then undone, would otherwise stand as tested.
+if [ -n "$now" ] && [ "$(hash_of "$@" || true)" = "$now" ]; then
+  mkdir -p target/passed
+  printf '%s\n%s\n' "$now" "at $(date '+%Y-%m-%d %H:%M') in $took s" >"$record"
+fi
