@@ -8,7 +8,6 @@
 
 use sqlx::AnyConnection;
 
-use super::store::StoreError;
 use crate::journal_record::EventKind;
 
 /// The table, its index by id for the prune's lookups, and how far into
@@ -109,7 +108,7 @@ fn kinds_sql(kinds: &[EventKind]) -> String {
 /// write turn, so every lower id is committed). After a write that is the
 /// write's own records; at an open, a whole journal from before the table
 /// (once), or what a console without it wrote since (a rolling upgrade).
-pub(super) async fn take_in(conn: &mut AnyConnection) -> Result<(), StoreError> {
+pub(super) async fn take_in(conn: &mut AnyConnection) -> Result<(), sqlx::Error> {
     let upto: Option<i64> =
         sqlx::query_scalar("SELECT upto FROM latest_upto WHERE name = 'journal'")
             .fetch_optional(&mut *conn)
@@ -173,77 +172,3 @@ pub(super) async fn take_in(conn: &mut AnyConnection) -> Result<(), StoreError> 
 /// The ids the present is dated from, as SQL: what `latest_states` reads
 /// and the prune keeps.
 pub(super) const IDS: &str = "SELECT id FROM latest";
-
-#[cfg(test)]
-mod tests {
-    use super::super::store::JournalStore;
-    use crate::journal_record::{EventKind, JournalEvent};
-
-    #[tokio::test]
-    async fn records_written_without_the_table_are_taken_in_at_the_next_open() {
-        let dir = std::env::temp_dir().join(format!("llmgw-latest-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a directory");
-        let url = format!("sqlite://{}?mode=rwc", dir.join("journal.db").display());
-        let e = |at, kind| JournalEvent::new(at, "eu", kind);
-        let store = JournalStore::open(&url).await.expect("opened");
-        store
-            .append(&[
-                e(1, EventKind::RecordingStarted),
-                e(2, EventKind::NodeState)
-                    .node("n1")
-                    .change("ready", "cordoned"),
-                e(3, EventKind::NodeState)
-                    .node("n1")
-                    .change("cordoned", "ready"),
-                e(4, EventKind::GpuUnhealthy).node("n1").detail("gpu 0"),
-                e(5, EventKind::GpuUnhealthy).node("n1").detail("gpu 1"),
-                e(6, EventKind::ReplicaAppeared)
-                    .replica("r1")
-                    .detail("ready"),
-                e(7, EventKind::ReplicaGone).replica("r1"),
-                e(8, EventKind::ModelStatus)
-                    .model("m1")
-                    .change("ready", "not placed"),
-            ])
-            .await
-            .expect("written");
-        let kept = store.latest_states().await.expect("read");
-        let ats: Vec<i64> = kept.iter().map(|e| e.at).collect();
-        assert_eq!(ats, [1, 3, 4, 5, 8], "{kept:?}");
-
-        // As a journal from before the table would be: the next open
-        // takes all of it in.
-        for table in ["latest", "latest_upto"] {
-            sqlx::query(&format!("DROP TABLE {table}"))
-                .execute(store.pool())
-                .await
-                .expect("dropped");
-        }
-        drop(store);
-        let store = JournalStore::open(&url).await.expect("opened again");
-        assert_eq!(store.latest_states().await.expect("read"), kept);
-
-        // Records a console without the table wrote (a rolling upgrade):
-        // taken in at the next open, or the next write.
-        sqlx::query(
-            "INSERT INTO journal (at, cluster, kind, node, from_state, to_state) \
-             VALUES (9, 'eu', 'node_state', 'n1', 'ready', 'draining')",
-        )
-        .execute(store.pool())
-        .await
-        .expect("written as an older console would");
-        drop(store);
-        let store = JournalStore::open(&url).await.expect("opened again");
-        let ats: Vec<i64> = store
-            .latest_states()
-            .await
-            .expect("read")
-            .iter()
-            .map(|e| e.at)
-            .collect();
-        assert_eq!(ats, [1, 4, 5, 8, 9]);
-        assert_eq!(store.prune(100).await.expect("pruned"), 4, "2, 3, 6 and 7");
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-}

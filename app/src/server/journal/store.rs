@@ -414,7 +414,8 @@ pub(super) async fn insert_events(
         }
         query.execute(&mut *conn).await?;
     }
-    latest::take_in(conn).await
+    latest::take_in(conn).await?;
+    Ok(())
 }
 
 /// Says, on `conn`, that `clusters` are recorded up to `at`.
@@ -486,5 +487,79 @@ pub fn redacted(url: &str) -> String {
         url
     } else {
         format!("{url}?{}", query.join("&"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::JournalStore;
+    use crate::journal_record::{EventKind, JournalEvent};
+
+    #[tokio::test]
+    async fn records_written_without_the_table_are_taken_in_at_the_next_open() {
+        let dir = std::env::temp_dir().join(format!("llmgw-latest-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a directory");
+        let url = format!("sqlite://{}?mode=rwc", dir.join("journal.db").display());
+        let e = |at, kind| JournalEvent::new(at, "eu", kind);
+        let store = JournalStore::open(&url).await.expect("opened");
+        store
+            .append(&[
+                e(1, EventKind::RecordingStarted),
+                e(2, EventKind::NodeState)
+                    .node("n1")
+                    .change("ready", "cordoned"),
+                e(3, EventKind::NodeState)
+                    .node("n1")
+                    .change("cordoned", "ready"),
+                e(4, EventKind::GpuUnhealthy).node("n1").detail("gpu 0"),
+                e(5, EventKind::GpuUnhealthy).node("n1").detail("gpu 1"),
+                e(6, EventKind::ReplicaAppeared)
+                    .replica("r1")
+                    .detail("ready"),
+                e(7, EventKind::ReplicaGone).replica("r1"),
+                e(8, EventKind::ModelStatus)
+                    .model("m1")
+                    .change("ready", "not placed"),
+            ])
+            .await
+            .expect("written");
+        let kept = store.latest_states().await.expect("read");
+        let ats: Vec<i64> = kept.iter().map(|e| e.at).collect();
+        assert_eq!(ats, [1, 3, 4, 5, 8], "{kept:?}");
+
+        // As a journal from before the table would be: the next open
+        // takes all of it in.
+        for table in ["latest", "latest_upto"] {
+            sqlx::query(&format!("DROP TABLE {table}"))
+                .execute(store.pool())
+                .await
+                .expect("dropped");
+        }
+        drop(store);
+        let store = JournalStore::open(&url).await.expect("opened again");
+        assert_eq!(store.latest_states().await.expect("read"), kept);
+
+        // Records a console without the table wrote (a rolling upgrade):
+        // taken in at the next open, or the next write.
+        sqlx::query(
+            "INSERT INTO journal (at, cluster, kind, node, from_state, to_state) \
+             VALUES (9, 'eu', 'node_state', 'n1', 'ready', 'draining')",
+        )
+        .execute(store.pool())
+        .await
+        .expect("written as an older console would");
+        drop(store);
+        let store = JournalStore::open(&url).await.expect("opened again");
+        let ats: Vec<i64> = store
+            .latest_states()
+            .await
+            .expect("read")
+            .iter()
+            .map(|e| e.at)
+            .collect();
+        assert_eq!(ats, [1, 4, 5, 8, 9]);
+        assert_eq!(store.prune(100).await.expect("pruned"), 4, "2, 3, 6 and 7");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
