@@ -86,7 +86,8 @@ serves() {
     sleep 0.2
   done
   local ok=1
-  if [ -n "$url" ] && curl -fsS "$url/nodes" | grep -q 'data-node='; then ok=0; fi
+  # -L: the demo shows two clusters, and /nodes sends to the first one's.
+  if [ -n "$url" ] && curl -fsSL "$url/nodes" | grep -q 'data-node='; then ok=0; fi
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
   return "$ok"
