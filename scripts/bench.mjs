@@ -858,15 +858,19 @@ db.commit(); db.execute("PRAGMA wal_checkpoint(TRUNCATE)"); db.close()
   if (done.status !== 0) throw new Error('filling the journal failed');
 }
 
+/** The console's /metrics at `root`, read now: a family's value by name
+ * (NaN when absent). A family without labels is written `name{} value`. */
+async function metricsOf(root) {
+  const text = await getText(`${root}/metrics`);
+  return (name) => Number((text.match(new RegExp(`^${name}(?:\\{\\})? (\\S+)$`, 'm')) || [])[1] || NaN);
+}
+
 /** A console recording into the journal in `dir`, once its second period
  * is recorded: its start's reads of the journal are over by then. */
 async function startOn(adminApi, dir) {
   const startedAt = Date.now();
   const c = await consoleFor(adminApi, ['--data-dir', dir, '--record-seconds', '1']);
-  const periods = async () => {
-    const text = await getText(`${c.root}/metrics`);
-    return Number((text.match(/^llmgw_console_journal_periods_total(?:\{\})? (\S+)$/m) || [])[1] || 0);
-  };
+  const periods = async () => (await metricsOf(c.root))('llmgw_console_journal_periods_total') || 0;
   while ((await periods()) < 2) await new Promise((r) => setTimeout(r, 100));
   return { ...c, seconds: (Date.now() - startedAt) / 1000 };
 }
@@ -890,9 +894,7 @@ async function journal() {
   // The console's own account of the time its recording took (reads of
   // llmgw excluded), from /metrics: the budget's figure.
   const recorded = async () => {
-    const text = await getText(`${rec.root}/metrics`);
-    // A family without labels is written `name{} value`.
-    const value = (name) => Number((text.match(new RegExp(`^${name}(?:\\{\\})? (\\S+)$`, 'm')) || [])[1] || NaN);
+    const value = await metricsOf(rec.root);
     return {
       seconds: value('llmgw_console_journal_recording_seconds_total'),
       periods: value('llmgw_console_journal_periods_total'),
