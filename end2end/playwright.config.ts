@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
@@ -9,10 +9,19 @@ import { BIN, PORTS, chromiumPath } from './tests/support';
 // simulator and console on ports free at the start of the run, and every
 // test starts from the simulator's starting cluster (support.ts), so any test
 // passes alone (`npx playwright test -g NAME`) as well as in the suite.
-// Each console keeps its journal in a directory of its own, outside the tree.
+// Each console keeps its journal in a directory of its own, outside the tree,
+// under one directory per run that teardown.ts removes. The config is read
+// again in every worker: the environment makes them all agree on the one
+// the runner made.
+process.env.LLMGW_E2E_DATA ??= mkdtempSync(join(tmpdir(), 'llmgw-e2e-'));
+const dataDir = (name: string) => {
+  const dir = join(process.env.LLMGW_E2E_DATA!, name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+};
 const consoleCommand = (sim: number, port: number) =>
   `${BIN} --admin-api 127.0.0.1:${sim} --listen 127.0.0.1:${port} --refresh-seconds 1 --log warn ` +
-  `--data-dir ${mkdtempSync(join(tmpdir(), 'llmgw-e2e-'))}`;
+  `--data-dir ${dataDir(`console-${port}`)}`;
 
 if (!existsSync(BIN)) {
   throw new Error(`${BIN} does not exist: run "make build" first`);
@@ -71,5 +80,6 @@ export default defineConfig({
   // Each run's own, so that one run's start does not clear another's.
   outputDir: only ? `test-results/${only}` : 'test-results',
   webServer: chosen.flatMap((p) => p.servers),
+  globalTeardown: './teardown.ts',
   projects: chosen.map(({ servers: _, ...project }) => project),
 });

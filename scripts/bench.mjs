@@ -7,7 +7,7 @@
 // end-to-end suite already installs; nothing else is needed.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import http from 'node:http';
@@ -89,7 +89,7 @@ async function consoleOf(args, base = '') {
   const port = await freePort();
   // Each console keeps its journal apart, unless the bench gives it one.
   const journal = args.includes('--data-dir') || args.includes('--database')
-    ? [] : ['--data-dir', mkdtempSync(resolve(tmpdir(), 'llmgw-bench-'))];
+    ? [] : ['--data-dir', tempDir('llmgw-bench-')];
   const child = spawn(BIN, [...args, ...journal, '--listen', `127.0.0.1:${port}`, '--log', 'warn'], { stdio: 'ignore' });
   children.push(child);
   const root = `http://127.0.0.1:${port}`;
@@ -99,6 +99,18 @@ async function consoleOf(args, base = '') {
 
 function stopAll() {
   for (const c of children.splice(0)) c.kill();
+}
+
+// The journals the bench writes (up to a million records each) go when it
+// ends, however it ends: a machine that benches daily must not fill up.
+const tempDirs = [];
+function tempDir(prefix) {
+  const dir = mkdtempSync(resolve(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+function removeTempDirs() {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -883,7 +895,7 @@ async function journal() {
   const nodes = 5000;
   const sim = await simulator(nodes);
   const ids = JSON.parse(await getText(`${sim}/api/v1/nodes`)).map((n) => n.id);
-  const dir = mkdtempSync(resolve(tmpdir(), 'llmgw-bench-journal-'));
+  const dir = tempDir('llmgw-bench-journal-');
   const rec = await consoleFor(sim, ['--data-dir', dir, '--refresh-seconds', '1', '--record-seconds', '1']);
   await new Promise((r) => setTimeout(r, 3000));
   const setState = (id, state) => request(`${sim}/api/v1/nodes/${encodeURIComponent(id)}/state`, {
@@ -930,7 +942,7 @@ async function journal() {
   stopAll();
 
   // The events page over 1,000,000 records, filtered by node or model.
-  const big = mkdtempSync(resolve(tmpdir(), 'llmgw-bench-journal-'));
+  const big = tempDir('llmgw-bench-journal-');
   const demo = await simulator(0);
   const made = await consoleFor(demo, ['--data-dir', big]);
   await waitFor(`${made.url}/events`);
@@ -965,7 +977,7 @@ async function journal() {
 
   // A month of a 5,000-node cluster's churn: about 2,000 records a day
   // (node states, GPUs, models, replicas and a few changes by hand).
-  const month = mkdtempSync(resolve(tmpdir(), 'llmgw-bench-journal-'));
+  const month = tempDir('llmgw-bench-journal-');
   const sim3 = await simulator(0);
   const m = await consoleFor(sim3, ['--data-dir', month]);
   await waitFor(`${m.url}/events`);
@@ -979,7 +991,11 @@ async function journal() {
 
 const PARTS = { sizes, pages, viewers, latency, memory, browser, tab, holds, scale, clusters, data, journal };
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-process.on('exit', stopAll);
+process.on('exit', () => {
+  stopAll();
+  removeTempDirs();
+});
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.on(signal, () => process.exit(code));
 for (const name of chosen.length ? chosen : Object.keys(PARTS)) {
   if (!PARTS[name]) {
     console.error(`bench: no part named ${name}; the parts are ${Object.keys(PARTS).join(', ')}`);

@@ -107,6 +107,21 @@ rustc_version() {
   "$@" --version 2>/dev/null | sed -n 's/^rustc \([0-9][0-9.]*\).*/\1/p'
 }
 
+# --- 0. Room on disk -------------------------------------------------------
+
+# A full disk stops cargo half-way with "No space left on device", minutes
+# in; said first, the newcomer knows before waiting. Measured on a fresh
+# clone (scripts/prove-first-run.sh): target/ after `make demo` and after
+# `make test`. A warning, not a stop: an incremental build needs far less.
+room_gb=$(df -Pk . 2>/dev/null | awk 'NR == 2 { print int($4 / 1048576) }')
+case $purpose in
+build) room_needed=4 ;;
+*) room_needed=8 ;;
+esac
+if [ -n "$room_gb" ] && [ "$room_gb" -lt "$room_needed" ] && [ ! -d target/release ]; then
+  say "warning: $room_gb GB free here; a first build for '$purpose' writes about $room_needed GB to target/ and may stop with \"No space left on device\""
+fi
+
 # --- 1. Rust: one compiler for the server, the WASM half and the tools -----
 
 # rustup's toolchain pinned in rust-toolchain.toml, with what the build uses.

@@ -198,5 +198,6 @@ mod tests {
                 .expect_err("missing")
                 .contains("credentials file")
         );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

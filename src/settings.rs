@@ -473,16 +473,32 @@ mod tests {
         Settings::resolve(&cli)
     }
 
-    fn write_config(text: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "llmgw-console-settings-{}-{}",
+    /// A config file of the test's own, removed when dropped.
+    struct ConfigFile(PathBuf);
+
+    impl Drop for ConfigFile {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    impl std::ops::Deref for ConfigFile {
+        type Target = std::path::Path;
+        fn deref(&self) -> &std::path::Path {
+            &self.0
+        }
+    }
+
+    fn write_config(text: &str) -> ConfigFile {
+        // Tests run side by side in one process: a number each keeps them apart.
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "llmgw-console-settings-{}-{}.toml",
             std::process::id(),
-            text.len()
+            NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         ));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let path = dir.join("console.toml");
         std::fs::write(&path, text).expect("write");
-        path
+        ConfigFile(path)
     }
 
     #[test]

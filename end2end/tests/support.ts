@@ -188,7 +188,7 @@ let own: ChildProcess[] = [];
 // would have their consoles take the recording from one another.
 let ownData: string | undefined;
 function ownDataDir(): string {
-  ownData ??= mkdtempSync(join(tmpdir(), 'llmgw-e2e-own-'));
+  ownData ??= mkdtempSync(join(process.env.LLMGW_E2E_DATA ?? tmpdir(), 'own-'));
   return ownData;
 }
 
