@@ -9,6 +9,15 @@ use serde::{Deserialize, Serialize};
 /// server refuses more.
 pub const NOTE_LIMIT: usize = 200;
 
+/// `text` as the journal keeps it: PostgreSQL's text cannot hold a NUL,
+/// which a hostile request or a lying admin API may carry, and one such
+/// record would fail its whole batch again and again. Whatever looks a
+/// name up in the journal (a filter, the since index) asks with this
+/// form, or the record it wrote is never found.
+pub fn storable(text: &str) -> String {
+    text.replace('\0', "\u{FFFD}")
+}
+
 /// What kind of change a record is. Stored as [`EventKind::as_str`]: the
 /// words are the database's too, so they never change once shipped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

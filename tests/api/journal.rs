@@ -91,6 +91,24 @@ async fn reads_back_by_every_filter(store: &JournalStore) {
         ..EventFilter::default()
     };
     assert!(store.read(&hostile, 10).await.expect("read").is_empty());
+    // A name with a NUL (PostgreSQL's text holds none) is written as the
+    // journal keeps it, and found by the name llmgw gave.
+    store
+        .append(&[JournalEvent::new(1_500, "nul", EventKind::NodeState)
+            .node("gpu\0-7")
+            .change("ready", "cordoned")])
+        .await
+        .expect("a NUL fails no batch");
+    let nul = EventFilter {
+        node: Some("gpu\0-7".into()),
+        ..EventFilter::default()
+    };
+    let got = store
+        .read(&nul, 10)
+        .await
+        .expect("a NUL in a filter is a value");
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].node.as_deref(), Some("gpu\u{FFFD}-7"));
 
     assert_eq!(store.recorded_from("eu").await.expect("read"), Some(1_000));
     assert_eq!(store.recorded_from("nowhere").await.expect("read"), None);
@@ -192,6 +210,7 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
         clusters: &["late"],
         at: 2_000,
         samples: &[],
+        since: 0,
     };
     assert!(
         !first
@@ -219,6 +238,35 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
     );
     assert!(!first.hold_lease("a", 2).await.expect("lease"), "still b's");
     second.release_lease("b").await.expect("released");
+    // a, back after its lease lapsed, b recorded and let it go: a period
+    // of what a saw meanwhile (it last wrote "late" at 1000) may hold
+    // b's changes too, and is not written. Had nobody recorded "late"
+    // since a last did, it would be.
+    let seen_meanwhile = Period {
+        since: 1_000,
+        ..period(&late)
+    };
+    assert!(
+        !first
+            .record_period("a", 2, &seen_meanwhile, false)
+            .await
+            .expect("asked"),
+        "b recorded in between"
+    );
+    assert_eq!(first.read(&late_filter, 10).await.expect("read").len(), 3);
+    let nobody_since = Period {
+        since: 2_000,
+        at: 2_500,
+        ..period(&[])
+    };
+    assert!(
+        first
+            .record_period("a", 2, &nobody_since, false)
+            .await
+            .expect("written"),
+        "nobody recorded in between"
+    );
+    first.release_lease("a").await.expect("released");
     assert!(
         first.hold_lease("a", 2).await.expect("lease"),
         "given back at once"
@@ -237,6 +285,7 @@ async fn a_period_and_a_takeover_never_both_happen(first: &JournalStore, second:
         clusters: &["burst"],
         at: 3_000,
         samples: &[],
+        since: 0,
     };
     let filter = EventFilter {
         cluster: Some("burst".into()),
@@ -331,6 +380,7 @@ async fn the_lease_is_taken_over_only_from_a_holder_whose_lock_is_gone(
         clusters: &[],
         at: 4_000,
         samples: &[],
+        since: 0,
     };
     // a records without the lock (it has not got it yet): b, finding the
     // lock free, must not take a live recorder's lease.

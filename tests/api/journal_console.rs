@@ -15,13 +15,26 @@ use crate::html::Page;
 use crate::process::Process;
 
 /// Asks `check` every 200 ms until it gives something, for at most 30 s.
-async fn until<T>(what: &str, check: impl AsyncFn() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(30);
+pub(crate) async fn until<T>(what: &str, check: impl AsyncFn() -> Option<T>) -> T {
+    until_within(Duration::from_secs(30), what, check).await
+}
+
+/// Likewise, for at most `limit`.
+pub(crate) async fn until_within<T>(
+    limit: Duration,
+    what: &str,
+    check: impl AsyncFn() -> Option<T>,
+) -> T {
+    let deadline = Instant::now() + limit;
     loop {
         if let Some(found) = check().await {
             return found;
         }
-        assert!(Instant::now() < deadline, "after 30 s, still not: {what}");
+        assert!(
+            Instant::now() < deadline,
+            "after {} s, still not: {what}",
+            limit.as_secs()
+        );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
@@ -32,7 +45,7 @@ async fn all_nodes(simulator: &Process) -> Vec<serde_json::Value> {
 }
 
 /// The nodes the simulator lists in `state`.
-async fn nodes_in(simulator: &Process, state: &str) -> Vec<String> {
+pub(crate) async fn nodes_in(simulator: &Process, state: &str) -> Vec<String> {
     all_nodes(simulator)
         .await
         .iter()
@@ -42,7 +55,7 @@ async fn nodes_in(simulator: &Process, state: &str) -> Vec<String> {
 }
 
 /// Changes a node behind the console's back, as `llmgw ctl` would.
-async fn set_state_upstream(simulator: &Process, node: &str, state: &str) {
+pub(crate) async fn set_state_upstream(simulator: &Process, node: &str, state: &str) {
     let answer = http()
         .post(format!("{}/api/v1/nodes/{node}/state", simulator.url))
         .header("x-llmgw-actor", "ctl")
@@ -68,7 +81,7 @@ async fn cordon(console: &Process, node: &str, reason: &str) -> reqwest::Respons
         .expect("the console answers")
 }
 
-async fn of_node(store: &JournalStore, node: &str) -> Vec<JournalEvent> {
+pub(crate) async fn of_node(store: &JournalStore, node: &str) -> Vec<JournalEvent> {
     let filter = EventFilter {
         node: Some(node.to_string()),
         ..EventFilter::default()
@@ -76,7 +89,7 @@ async fn of_node(store: &JournalStore, node: &str) -> Vec<JournalEvent> {
     store.read(&filter, 100).await.expect("the journal reads")
 }
 
-async fn count(store: &JournalStore, kind: EventKind) -> usize {
+pub(crate) async fn count(store: &JournalStore, kind: EventKind) -> usize {
     let filter = EventFilter {
         kinds: vec![kind],
         ..EventFilter::default()
@@ -115,7 +128,7 @@ async fn metric(console: &Process, name: &str) -> Option<f64> {
     })
 }
 
-fn console_args<'a>(simulator: &'a Process, journal: [&'a str; 2]) -> Vec<&'a str> {
+pub(crate) fn console_args<'a>(simulator: &'a Process, journal: [&'a str; 2]) -> Vec<&'a str> {
     let mut args = vec![
         "--admin-api",
         simulator.url.as_str(),
@@ -614,7 +627,7 @@ async fn a_console_killed_while_it_writes_leaves_a_journal_that_opens() {
 
 /// `/readyz`'s text once it says the journal is not written; its status
 /// stays 200 throughout, for the live views need no journal.
-async fn not_written(console: &Process) -> String {
+pub(crate) async fn not_written(console: &Process) -> String {
     until("/readyz says the journal is not written", async || {
         let readyz = http()
             .get(format!("{}/readyz", console.root))
@@ -629,7 +642,7 @@ async fn not_written(console: &Process) -> String {
 }
 
 /// Waits until the pages no longer say the journal is not written.
-async fn journal_written_again(console: &Process) {
+pub(crate) async fn journal_written_again(console: &Process) {
     until("the pages stop saying so", async || {
         let page = Page::parse(&fetch_page(&console.root, "/nodes").await);
         (!page.has(".journal-down")).then_some(())

@@ -4,6 +4,7 @@
 mod databases;
 mod helpers;
 mod html;
+mod partition;
 mod process;
 
 mod actions;
@@ -20,6 +21,8 @@ mod fixes;
 mod holds;
 mod journal;
 mod journal_console;
+mod journal_cost;
+mod journal_partition;
 mod metrics;
 mod module_layout;
 mod nodes_page;

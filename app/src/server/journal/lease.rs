@@ -15,7 +15,10 @@ use std::time::Duration;
 
 use sqlx::{AnyConnection, Executor, Row};
 
-use super::store::{Backend, JournalStore, StoreError, insert_events, mark_recorded_on};
+use super::store::{
+    ANSWER_WITHIN, Backend, JournalStore, StoreError, answered, insert_events, mark_recorded_on,
+    writing,
+};
 use super::trends::insert_sample;
 use crate::journal_record::JournalEvent;
 use crate::wall::Sample;
@@ -35,6 +38,11 @@ pub struct Period<'a> {
     pub clusters: &'a [&'a str],
     pub at: i64,
     pub samples: &'a [(String, Sample)],
+    /// Until when this console last wrote `clusters` (0: never). A lease
+    /// that lapsed since then is taken back for the period only if no
+    /// other console recorded them in between: what this one saw
+    /// meanwhile may be in that record too.
+    pub since: i64,
 }
 
 impl JournalStore {
@@ -42,15 +50,19 @@ impl JournalStore {
     /// database's clock (so that two consoles' clocks need not agree);
     /// says whether `holder` has it.
     pub async fn hold_lease(&self, holder: &str, seconds: i64) -> Result<bool, StoreError> {
-        let mut conn = self.pool().acquire().await?;
-        take(&mut conn, self.backend(), holder, seconds).await
+        answered(ANSWER_WITHIN, async move {
+            let mut conn = self.pool().acquire().await?;
+            take(&mut conn, self.backend(), holder, seconds).await
+        })
+        .await
     }
 
     /// Writes `period` if, and only if, `holder` holds the lease, renewing
-    /// it in the same transaction; says whether it did. The row stays
-    /// locked until the records are in, so no other console can take the
-    /// lease over in between. `present`: `holder` holds the [`Presence`]
-    /// lock, and says so.
+    /// it in the same transaction, and held it without a break since it
+    /// last wrote (or nobody recorded in the break, see `Period::since`);
+    /// says whether it did. The row stays locked until the records are
+    /// in, so no other console can take the lease over in between.
+    /// `present`: `holder` holds the [`Presence`] lock, and says so.
     pub async fn record_period(
         &self,
         holder: &str,
@@ -58,27 +70,33 @@ impl JournalStore {
         period: &Period<'_>,
         present: bool,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.pool().begin().await?;
-        if !take(&mut tx, self.backend(), holder, seconds).await? {
-            tx.rollback().await?;
-            return Ok(false);
-        }
-        if present {
-            sqlx::query(
-                "INSERT INTO recorder (name, holder, expires) VALUES ('presence', $1, 0)
+        answered(writing(period.events.len()), async move {
+            let mut tx = self.pool().begin().await?;
+            let unbroken = holds_unlapsed(&mut tx, self.backend(), holder).await?;
+            if !take(&mut tx, self.backend(), holder, seconds).await?
+                || (!unbroken && recorded_after(&mut tx, period.clusters, period.since).await?)
+            {
+                tx.rollback().await?;
+                return Ok(false);
+            }
+            if present {
+                sqlx::query(
+                    "INSERT INTO recorder (name, holder, expires) VALUES ('presence', $1, 0)
                  ON CONFLICT (name) DO UPDATE SET holder = excluded.holder",
-            )
-            .bind(holder.to_string())
-            .execute(&mut *tx)
-            .await?;
-        }
-        insert_events(&mut tx, self.backend(), period.events).await?;
-        mark_recorded_on(&mut tx, period.clusters, period.at).await?;
-        for (cluster, sample) in period.samples {
-            insert_sample(&mut tx, cluster, sample).await?;
-        }
-        tx.commit().await?;
-        Ok(true)
+                )
+                .bind(holder.to_string())
+                .execute(&mut *tx)
+                .await?;
+            }
+            insert_events(&mut tx, self.backend(), period.events).await?;
+            mark_recorded_on(&mut tx, period.clusters, period.at).await?;
+            for (cluster, sample) in period.samples {
+                insert_sample(&mut tx, cluster, sample).await?;
+            }
+            tx.commit().await?;
+            Ok(true)
+        })
+        .await
     }
 
     /// Takes the lease over for `holder`, who has just got the
@@ -88,56 +106,66 @@ impl JournalStore {
     /// while another session still held the lock, or has not got it yet)
     /// keeps the lease. PostgreSQL only: SQLite has no lock to outlive.
     pub async fn take_lease_over(&self, holder: &str, seconds: i64) -> Result<bool, StoreError> {
-        if self.backend() != Backend::Postgres {
-            return Ok(false);
-        }
-        let mut tx = self.pool().begin().await?;
-        // In the order `record_period` takes them: no deadlock.
-        let holders = sqlx::query(
-            "SELECT name, holder FROM recorder WHERE name IN ('journal', 'presence')
+        answered(ANSWER_WITHIN, async move {
+            if self.backend() != Backend::Postgres {
+                return Ok(false);
+            }
+            let mut tx = self.pool().begin().await?;
+            // In the order `record_period` takes them: no deadlock.
+            let holders = sqlx::query(
+                "SELECT name, holder FROM recorder WHERE name IN ('journal', 'presence')
              ORDER BY name FOR UPDATE",
-        )
-        .fetch_all(&mut *tx)
-        .await?;
-        let of = |name: &str| {
-            holders.iter().find_map(|r| {
-                (r.try_get::<String, _>(0).ok()? == name).then(|| r.try_get::<String, _>(1).ok())?
-            })
-        };
-        let (leasing, present) = (of("journal"), of("presence"));
-        if leasing.is_none() || leasing != present || leasing.as_deref() == Some(holder) {
-            tx.rollback().await?;
-            return Ok(false);
-        }
-        let sql = format!(
-            "UPDATE recorder SET holder = $1, expires = {} + $2 WHERE name = 'journal'",
-            now(self.backend())
-        );
-        sqlx::query(&sql)
-            .bind(holder.to_string())
-            .bind(seconds)
-            .execute(&mut *tx)
+            )
+            .fetch_all(&mut *tx)
             .await?;
-        tx.commit().await?;
-        Ok(true)
+            let of = |name: &str| {
+                holders.iter().find_map(|r| {
+                    (r.try_get::<String, _>(0).ok()? == name)
+                        .then(|| r.try_get::<String, _>(1).ok())?
+                })
+            };
+            let (leasing, present) = (of("journal"), of("presence"));
+            if leasing.is_none() || leasing != present || leasing.as_deref() == Some(holder) {
+                tx.rollback().await?;
+                return Ok(false);
+            }
+            let sql = format!(
+                "UPDATE recorder SET holder = $1, expires = {} + $2 WHERE name = 'journal'",
+                now(self.backend())
+            );
+            sqlx::query(&sql)
+                .bind(holder.to_string())
+                .bind(seconds)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            Ok(true)
+        })
+        .await
     }
 
     /// Which console holds the lease to record, if any, and until when
     /// (seconds since 1970, by the database's clock).
     pub async fn lease(&self) -> Result<Option<(String, i64)>, StoreError> {
-        let row = sqlx::query("SELECT holder, expires FROM recorder WHERE name = 'journal'")
-            .fetch_optional(self.pool())
-            .await?;
-        Ok(row.and_then(|r| Some((r.try_get(0).ok()?, r.try_get(1).ok()?))))
+        answered(ANSWER_WITHIN, async move {
+            let row = sqlx::query("SELECT holder, expires FROM recorder WHERE name = 'journal'")
+                .fetch_optional(self.pool())
+                .await?;
+            Ok(row.and_then(|r| Some((r.try_get(0).ok()?, r.try_get(1).ok()?))))
+        })
+        .await
     }
 
     /// Lets the lease go, so that another console takes over at once.
     pub async fn release_lease(&self, holder: &str) -> Result<(), StoreError> {
-        sqlx::query("DELETE FROM recorder WHERE name = 'journal' AND holder = $1")
-            .bind(holder.to_string())
-            .execute(self.pool())
-            .await?;
-        Ok(())
+        answered(ANSWER_WITHIN, async move {
+            sqlx::query("DELETE FROM recorder WHERE name = 'journal' AND holder = $1")
+                .bind(holder.to_string())
+                .execute(self.pool())
+                .await?;
+            Ok(())
+        })
+        .await
     }
 }
 
@@ -147,6 +175,46 @@ fn now(backend: Backend) -> &'static str {
         Backend::Sqlite => "CAST(strftime('%s', 'now') AS BIGINT)",
         Backend::Postgres => "CAST(EXTRACT(EPOCH FROM now()) AS BIGINT)",
     }
+}
+
+/// Whether `holder` holds the lease and it has not lapsed.
+async fn holds_unlapsed(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    holder: &str,
+) -> Result<bool, StoreError> {
+    let sql = format!(
+        "SELECT holder, expires, {} FROM recorder WHERE name = 'journal'",
+        now(backend)
+    );
+    let row = sqlx::query(&sql).fetch_optional(&mut *conn).await?;
+    Ok(row.is_some_and(|r| {
+        r.try_get::<String, _>(0).is_ok_and(|h| h == holder)
+            && matches!((r.try_get::<i64, _>(1), r.try_get::<i64, _>(2)), (Ok(expires), Ok(now)) if expires >= now)
+    }))
+}
+
+/// Whether any of `clusters` was recorded after `since`: by another
+/// console, when this one last wrote them at `since`.
+async fn recorded_after(
+    conn: &mut AnyConnection,
+    clusters: &[&str],
+    since: i64,
+) -> Result<bool, StoreError> {
+    if clusters.is_empty() {
+        return Ok(false);
+    }
+    let params: Vec<String> = (2..clusters.len() + 2).map(|i| format!("${i}")).collect();
+    let sql = format!(
+        "SELECT COUNT(*) FROM recorded WHERE until_at > $1 AND cluster IN ({})",
+        params.join(", ")
+    );
+    let mut query = sqlx::query(&sql).bind(since);
+    for cluster in clusters {
+        query = query.bind(cluster.to_string());
+    }
+    let row = query.fetch_one(&mut *conn).await?;
+    Ok(row.try_get::<i64, _>(0)? > 0)
 }
 
 /// Takes or renews the lease on `conn`; inside a transaction, the row
@@ -227,18 +295,10 @@ impl Presence {
 
     async fn try_lock(&mut self, store: &JournalStore) -> Result<bool, StoreError> {
         if self.conn.is_none() {
-            let mut conn = store.pool().acquire().await?.detach();
-            // A console cut off from the database leaves a session that
-            // holds the lock until the server sees it gone: keepalives
-            // make that about half a minute instead of TCP's two hours.
-            for setting in [
-                "SET tcp_keepalives_idle = 10",
-                "SET tcp_keepalives_interval = 5",
-                "SET tcp_keepalives_count = 3",
-            ] {
-                conn.execute(setting).await?;
-            }
-            self.conn = Some(conn);
+            // With the pool's settings (`JournalStore::open`): keepalives
+            // end the session of a console cut off from the server, and
+            // with it the lock, in about half a minute, not TCP's two hours.
+            self.conn = Some(store.pool().acquire().await?.detach());
         }
         let Some(conn) = self.conn.as_mut() else {
             return Ok(false);

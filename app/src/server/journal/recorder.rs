@@ -15,7 +15,7 @@ use std::time::Duration;
 use super::lease::{Period, Presence};
 use super::shared::Journal;
 use super::since::{BRIDGED_GAP, RESUMED};
-use super::store::JournalStore;
+use super::store::{JournalStore, StoreError};
 use super::transitions::{Reading, ToFind, between, found, gone_unseen};
 use super::trends;
 use crate::format::ModelStatus;
@@ -81,6 +81,39 @@ struct Followed {
     sampled_at: i64,
 }
 
+/// What the recorder carries from one period to the next.
+struct Round {
+    followed: Vec<Followed>,
+    /// Records seen and not yet written.
+    pending: Vec<JournalEvent>,
+    /// Whether this console held the lease at its last period.
+    leading: bool,
+    presence: Presence,
+    /// Until when this console's lease holds, by its own clock, counted
+    /// from before it last asked.
+    valid_until: i64,
+    pruned_at: Option<std::time::Instant>,
+    /// How long a lease lasts, in seconds.
+    lease: i64,
+}
+
+impl Round {
+    /// Past `limit` records waiting for the database, all of them go
+    /// (see [`PENDING_LIMIT`]) and recording of every cluster starts again
+    /// from what it finds. Says how many went.
+    fn shed_past(&mut self, limit: usize) -> Option<usize> {
+        if self.pending.len() <= limit {
+            return None;
+        }
+        let dropped = self.pending.len();
+        self.pending.clear();
+        for f in &mut self.followed {
+            f.last = None;
+        }
+        Some(dropped)
+    }
+}
+
 impl Recorder {
     /// Runs until the console stops. `period` is the shared poll's.
     pub async fn run(self, clusters: Vec<Arc<Cluster>>, period: Duration) {
@@ -88,26 +121,26 @@ impl Recorder {
             store = self.open(period) => store,
             () = self.stop.notified() => return,
         };
-        let mut followed: Vec<Followed> = clusters
-            .into_iter()
-            .map(|cluster| Followed {
-                cluster,
-                last: None,
-                to_find: ToFind::default(),
-                resumed: false,
-                started_at: 0,
-                recorded_at: 0,
-                sampled_at: 0,
-            })
-            .collect();
-        let mut pending: Vec<JournalEvent> = Vec::new();
-        let mut leading = false;
-        let mut presence = Presence::default();
-        // Until when this console's lease holds, by its own clock, counted
-        // from before it last asked.
-        let mut valid_until: i64 = 0;
-        let mut pruned_at: Option<std::time::Instant> = None;
-        let lease = (period * 3).max(Duration::from_secs(10)).as_secs() as i64;
+        let mut round = Round {
+            followed: clusters
+                .into_iter()
+                .map(|cluster| Followed {
+                    cluster,
+                    last: None,
+                    to_find: ToFind::default(),
+                    resumed: false,
+                    started_at: 0,
+                    recorded_at: 0,
+                    sampled_at: 0,
+                })
+                .collect(),
+            pending: Vec::new(),
+            leading: false,
+            presence: Presence::default(),
+            valid_until: 0,
+            pruned_at: None,
+            lease: (period * 3).max(Duration::from_secs(10)).as_secs() as i64,
+        };
         let mut tick = tokio::time::interval(period);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -120,177 +153,254 @@ impl Recorder {
                 }
                 () = self.stop.notified() => {
                     self.write_attempts(&store).await;
-                    if leading {
-                        self.write_pending(&store, &mut pending).await;
-                        // The lock first: a console that gets it must find
-                        // the lease still this one's, not its successor's.
-                        presence.let_go();
-                        if let Err(e) = store.release_lease(&self.holder).await {
-                            tracing::warn!(error = %e, "the journal's lease could not be let go; another console takes over once it lapses");
-                        }
+                    if round.leading {
+                        self.let_go(&store, &mut round).await;
                     }
                     return;
                 }
             }
-            // The period's own cost, its reads of llmgw apart: what
-            // `/metrics` says recording takes.
-            let started = std::time::Instant::now();
-            let mut reading = Duration::ZERO;
-            self.write_attempts(&store).await;
-            self.follow(&store).await;
-            let asked = unix_now() as i64;
-            let holds = match store.hold_lease(&self.holder, lease).await {
-                Ok(true) => {
-                    presence.hold(&store).await;
-                    Ok(true)
+            self.period(&store, &mut round).await;
+        }
+    }
+
+    /// One period: attempts written, the lease renewed (or taken), every
+    /// cluster read and what changed written, old records pruned hourly.
+    async fn period(&self, store: &JournalStore, round: &mut Round) {
+        // The period's own cost, its reads of llmgw apart: what
+        // `/metrics` says recording takes.
+        let started = std::time::Instant::now();
+        self.write_attempts(store).await;
+        self.follow(store).await;
+        self.renew_lease(store, round).await;
+        let at = unix_now() as i64;
+        let read_at = std::time::Instant::now();
+        // Not the whole round: its database connection is not to be shared.
+        let reads = self.read_all(&round.followed, round.leading).await;
+        let reading = read_at.elapsed();
+        let samples = self.compare(store, round, reads, at).await;
+        if round.leading && self.write_period(store, round, at, &samples).await {
+            self.journal
+                .recorded_period(started.elapsed().saturating_sub(reading));
+        }
+        if round.leading {
+            self.prune_when_due(store, round, at).await;
+        }
+    }
+
+    /// Renews the lease, or takes it when it lapsed or its holder's
+    /// session ended; sets `round.leading` to whether this console records.
+    async fn renew_lease(&self, store: &JournalStore, round: &mut Round) {
+        let asked = unix_now() as i64;
+        let holds = self.holds_lease(store, round).await;
+        self.journal.set(holds.as_ref().map(|_| ()));
+        let held = holds.as_ref().is_ok_and(|held| *held);
+        if round.leading && asked > round.valid_until && held {
+            // Held again after it lapsed while the database did not
+            // answer: another console may have recorded meanwhile.
+            self.regained(store, round).await;
+        }
+        if held {
+            round.valid_until = asked + round.lease;
+        }
+        if round.leading && holds.as_ref().is_ok_and(|held| !held) {
+            // Lost while the database did not answer this console (and
+            // did another): what it saw meanwhile may be the new
+            // holder's record too.
+            self.lost(round);
+        }
+        let now_leading = holds.unwrap_or(round.leading);
+        if now_leading && !round.leading {
+            // Taken over (or first start): what happened before is
+            // another console's record, or none. What it wrote last is
+            // taken in first: a start finds what the record does not
+            // already say.
+            tracing::info!(holder = %self.holder, "this console records the journal");
+            for f in &mut round.followed {
+                f.last = None;
+            }
+            self.follow(store).await;
+        }
+        if now_leading && let Some(dropped) = round.shed_past(PENDING_LIMIT) {
+            tracing::warn!(
+                dropped,
+                "journal records dropped: more waited for the database than the console keeps; recording starts again from what it finds"
+            );
+        }
+        round.leading = now_leading;
+    }
+
+    /// Whether this console holds the lease now: renewed, or taken over
+    /// from a console whose database session is over.
+    async fn holds_lease(
+        &self,
+        store: &JournalStore,
+        round: &mut Round,
+    ) -> Result<bool, StoreError> {
+        let presence = &mut round.presence;
+        match store.hold_lease(&self.holder, round.lease).await {
+            Ok(true) => {
+                presence.hold(store).await;
+                Ok(true)
+            }
+            Ok(false) if round.leading => Ok(false),
+            // The lock free (or kept from a takeover that failed): the
+            // recording console's session may be over.
+            Ok(false) if presence.hold(store).await => {
+                let taken = store.take_lease_over(&self.holder, round.lease).await;
+                match taken {
+                    Ok(true) => tracing::info!(
+                        "the recording console's database session ended; this console takes over"
+                    ),
+                    // The holder never had the lock: left to it.
+                    Ok(false) => presence.let_go(),
+                    Err(_) => {}
                 }
-                Ok(false) if leading => Ok(false),
-                // The lock free (or kept from a takeover that failed):
-                // the recording console's session may be over.
-                Ok(false) if presence.hold(&store).await => {
-                    let taken = store.take_lease_over(&self.holder, lease).await;
-                    match taken {
-                        Ok(true) => tracing::info!(
-                            "the recording console's database session ended; this console takes over"
-                        ),
-                        // The holder never had the lock: left to it.
-                        Ok(false) => presence.let_go(),
-                        Err(_) => {}
+                taken
+            }
+            other => other,
+        }
+    }
+
+    /// Every cluster's reading of this period, side by side: a cluster
+    /// whose admin API does not answer holds the others' records up for
+    /// one request's time, not for the sum of them.
+    async fn read_all(&self, followed: &[Followed], leading: bool) -> Vec<Reading> {
+        futures_util::future::join_all(followed.iter().map(|f| self.read(&f.cluster, leading)))
+            .await
+    }
+
+    /// What changed between each cluster's last reading and `reads` (when
+    /// this console records), into `round.pending`; the wall's samples due.
+    async fn compare(
+        &self,
+        store: &JournalStore,
+        round: &mut Round,
+        reads: Vec<Reading>,
+        at: i64,
+    ) -> Vec<(String, crate::wall::Sample)> {
+        let mut samples = Vec::new();
+        let pending = &mut round.pending;
+        for (f, mut read) in round.followed.iter_mut().zip(reads) {
+            if round.leading {
+                let shown = f.cluster.clone();
+                let cluster = &shown.tag.id;
+                match &f.last {
+                    Some(last) => pending.extend(between(cluster, last, &read, at)),
+                    None => {
+                        let start = self.started(store, cluster, at).await;
+                        f.resumed = start.detail.as_deref() == Some(RESUMED);
+                        f.to_find = ToFind::ALL;
+                        f.started_at = at;
+                        pending.push(start);
                     }
-                    taken
                 }
-                other => other,
-            };
-            self.journal.set(holds.as_ref().map(|_| ()));
-            if leading && asked > valid_until && holds.as_ref().is_ok_and(|held| *held) {
-                // Held again after it lapsed while the database did not
-                // answer: another console may have recorded meanwhile.
-                self.regained(&store, &mut followed, &mut pending, valid_until)
-                    .await;
-            }
-            if holds.as_ref().is_ok_and(|held| *held) {
-                valid_until = asked + lease;
-            }
-            if leading && holds.as_ref().is_ok_and(|held| !held) {
-                // Lost while the database did not answer this console (and
-                // did another): what it saw meanwhile may be the new
-                // holder's record too.
-                self.lost(&mut pending, &mut presence);
-            }
-            let now_leading = holds.unwrap_or(leading);
-            if now_leading && !leading {
-                // Taken over (or first start): what happened before is
-                // another console's record, or none. What it wrote last is
-                // taken in first: a start finds what the record does not
-                // already say.
-                tracing::info!(holder = %self.holder, "this console records the journal");
-                for f in &mut followed {
-                    f.last = None;
+                if f.to_find.any() {
+                    pending.extend(self.found(f, &read, at));
                 }
-                self.follow(&store).await;
-            }
-            if now_leading && pending.len() > PENDING_LIMIT {
-                tracing::warn!(
-                    dropped = pending.len(),
-                    "journal records dropped: more waited for the database than the console keeps; recording starts again from what it finds"
-                );
-                pending.clear();
-                for f in &mut followed {
-                    f.last = None;
-                }
-            }
-            leading = now_leading;
-            let at = unix_now() as i64;
-            let mut samples = Vec::new();
-            // Side by side: a cluster whose admin API does not answer holds
-            // the others' records up for one request's time, not for the
-            // sum of them.
-            let read_at = std::time::Instant::now();
-            let reads = futures_util::future::join_all(
-                followed.iter().map(|f| self.read(&f.cluster, leading)),
-            )
-            .await;
-            reading += read_at.elapsed();
-            for (f, mut read) in followed.iter_mut().zip(reads) {
-                if leading {
-                    let shown = f.cluster.clone();
-                    let cluster = &shown.tag.id;
-                    match &f.last {
-                        Some(last) => pending.extend(between(cluster, last, &read, at)),
-                        None => {
-                            let start = self.started(&store, cluster, at).await;
-                            f.resumed = start.detail.as_deref() == Some(RESUMED);
-                            f.to_find = ToFind::ALL;
-                            f.started_at = at;
-                            pending.push(start);
-                        }
-                    }
-                    if f.to_find.any() {
-                        pending.extend(self.found(f, &read, at));
-                    }
-                    if at - f.sampled_at >= trends::SPACING
-                        && let Some(sample) = sample_of(&f.cluster, &read, at)
-                    {
-                        f.sampled_at = at;
-                        samples.push((cluster.clone(), sample));
-                    }
-                }
-                // A list that did not answer keeps its last answer: the
-                // first good read after llmgw was away is compared with the
-                // last good one before, so what changed meanwhile is
-                // recorded (when it was seen), not lost.
-                if let Some(last) = f.last.take() {
-                    read.carry_forward(last);
-                }
-                f.last = Some(read);
-            }
-            if leading {
-                let asked = unix_now() as i64;
-                let ids: Vec<&str> = followed.iter().map(|f| f.cluster.tag.id.as_str()).collect();
-                let period = Period {
-                    events: &pending,
-                    clusters: &ids,
-                    at,
-                    samples: &samples,
-                };
-                match store
-                    .record_period(&self.holder, lease, &period, presence.held())
-                    .await
+                if at - f.sampled_at >= trends::SPACING
+                    && let Some(sample) = sample_of(&f.cluster, &read, at)
                 {
-                    Ok(true) => {
-                        self.journal.set(Ok(()));
-                        valid_until = asked + lease;
-                        for f in &mut followed {
-                            f.recorded_at = at;
-                        }
-                        pending.clear();
-                        // The pages' "since when" at once, not a period later.
-                        self.follow(&store).await;
-                        self.journal
-                            .recorded_period(started.elapsed().saturating_sub(reading));
-                    }
-                    // Reads so slow, or a database away so long, that the
-                    // lease lapsed and another console took over: it
-                    // records this period.
-                    Ok(false) => {
-                        self.lost(&mut pending, &mut presence);
-                        leading = false;
-                    }
-                    // Kept, and judged when the database answers. A sample
-                    // missed is a gap in a line, not a lost record.
-                    Err(e) => self.journal.set(Err(&e)),
+                    f.sampled_at = at;
+                    samples.push((cluster.clone(), sample));
                 }
             }
-            if leading && pruned_at.is_none_or(|t| t.elapsed() >= PRUNE_EVERY) {
-                pruned_at = Some(std::time::Instant::now());
-                let before = at - self.retain.as_secs() as i64;
-                if let Err(e) = store.prune(before).await {
-                    tracing::warn!(error = %e, "old journal records could not be pruned");
-                }
-                if let Err(e) = store.prune_samples(at - trends::REACH).await {
-                    tracing::warn!(error = %e, "old trend samples could not be pruned");
-                }
+            // A list that did not answer keeps its last answer: the first
+            // good read after llmgw was away is compared with the last
+            // good one before, so what changed meanwhile is recorded (when
+            // it was seen), not lost.
+            if let Some(last) = f.last.take() {
+                read.carry_forward(last);
             }
+            f.last = Some(read);
+        }
+        samples
+    }
+
+    /// Writes the period's records, in the transaction that renews the
+    /// lease; what a database that fails does not take waits for the next.
+    /// Says whether they were written.
+    async fn write_period(
+        &self,
+        store: &JournalStore,
+        round: &mut Round,
+        at: i64,
+        samples: &[(String, crate::wall::Sample)],
+    ) -> bool {
+        let asked = unix_now() as i64;
+        let ids: Vec<&str> = round
+            .followed
+            .iter()
+            .map(|f| f.cluster.tag.id.as_str())
+            .collect();
+        let period = Period {
+            events: &round.pending,
+            clusters: &ids,
+            at,
+            samples,
+            since: round
+                .followed
+                .iter()
+                .map(|f| f.recorded_at)
+                .min()
+                .unwrap_or(0),
+        };
+        let written = store
+            .record_period(&self.holder, round.lease, &period, round.presence.held())
+            .await;
+        match written {
+            Ok(true) => {
+                self.journal.set(Ok(()));
+                round.valid_until = asked + round.lease;
+                for f in &mut round.followed {
+                    f.recorded_at = at;
+                }
+                round.pending.clear();
+                // The pages' "since when" at once, not a period later.
+                self.follow(store).await;
+                true
+            }
+            // Reads so slow, or a database away so long, that the lease
+            // lapsed and another console took over: it records this
+            // period.
+            Ok(false) => {
+                self.lost(round);
+                round.leading = false;
+                false
+            }
+            // Kept, and judged when the database answers. A sample missed
+            // is a gap in a line, not a lost record.
+            Err(e) => {
+                self.journal.set(Err(&e));
+                false
+            }
+        }
+    }
+
+    /// Prunes records past `--retain` and samples past the trends' reach,
+    /// once an hour.
+    async fn prune_when_due(&self, store: &JournalStore, round: &mut Round, at: i64) {
+        if round.pruned_at.is_some_and(|t| t.elapsed() < PRUNE_EVERY) {
+            return;
+        }
+        round.pruned_at = Some(std::time::Instant::now());
+        let before = at - self.retain.as_secs() as i64;
+        if let Err(e) = store.prune(before).await {
+            tracing::warn!(error = %e, "old journal records could not be pruned");
+        }
+        if let Err(e) = store.prune_samples(at - trends::REACH).await {
+            tracing::warn!(error = %e, "old trend samples could not be pruned");
+        }
+    }
+
+    /// As the console stops: writes what waits and lets the lease go, so
+    /// that another console records at once.
+    async fn let_go(&self, store: &JournalStore, round: &mut Round) {
+        self.write_pending(store, &mut round.pending).await;
+        // The lock first: a console that gets it must find the lease
+        // still this one's, not its successor's.
+        round.presence.let_go();
+        if let Err(e) = store.release_lease(&self.holder).await {
+            tracing::warn!(error = %e, "the journal's lease could not be let go; another console takes over once it lapses");
         }
     }
 
@@ -298,14 +408,14 @@ impl Recorder {
     /// of recording, and what this one saw but had not written may be in
     /// the other's record too. Dropped, so that nothing is recorded twice;
     /// the log says how much.
-    fn lost(&self, pending: &mut Vec<JournalEvent>, presence: &mut Presence) {
+    fn lost(&self, round: &mut Round) {
         tracing::warn!(
             holder = %self.holder,
-            dropped = pending.len(),
+            dropped = round.pending.len(),
             "this console lost the journal's lease; another records now"
         );
-        pending.clear();
-        presence.let_go();
+        round.pending.clear();
+        round.presence.let_go();
     }
 
     /// The lease is this console's again after it lapsed while the database
@@ -313,17 +423,17 @@ impl Recorder {
     /// what this one saw after its lease ran out may be in that record
     /// too: dropped, and recording of it starts again. Of one nobody
     /// recorded, everything waiting is written.
-    async fn regained(
-        &self,
-        store: &JournalStore,
-        followed: &mut [Followed],
-        pending: &mut Vec<JournalEvent>,
-        valid_until: i64,
-    ) {
-        for f in followed {
+    async fn regained(&self, store: &JournalStore, round: &mut Round) {
+        let (pending, valid_until) = (&mut round.pending, round.valid_until);
+        for f in &mut round.followed {
             let cluster = f.cluster.tag.id.as_str();
-            let recorded = store.recorded_until(cluster).await.ok().flatten();
-            if recorded.is_none_or(|until| until <= f.recorded_at) {
+            // A database that does not say is taken to say another did:
+            // a record written twice is worse than one started again.
+            let another = match store.recorded_until(cluster).await {
+                Ok(until) => until.is_some_and(|until| until > f.recorded_at),
+                Err(_) => true,
+            };
+            if !another {
                 continue;
             }
             let before = pending.len();
@@ -348,6 +458,7 @@ impl Recorder {
             clusters: &[],
             at: unix_now() as i64,
             samples: &[],
+            since: 0,
         };
         // Renewed for no time: it is let go right after.
         match store.record_period(&self.holder, 0, &period, false).await {
@@ -533,4 +644,67 @@ fn sample_of(cluster: &Cluster, reading: &Reading, at: i64) -> Option<crate::wal
     let mut view = crate::wall::wall_view(nodes, models, replicas, orphans, &|_| None);
     view.taken_at = at;
     Some(view.sample())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::admin_api::client::AdminApiClient;
+    use crate::cluster_tag::ClusterTag;
+
+    fn round(pending: usize) -> Round {
+        let tag = ClusterTag {
+            id: "eu".into(),
+            label: "eu".into(),
+            colour: None,
+        };
+        let client = AdminApiClient::new("127.0.0.1:9").expect("an address");
+        let cluster = Cluster::new(
+            tag,
+            client,
+            Duration::from_secs(1),
+            false,
+            String::new(),
+            Arc::new(Journal::default()),
+        );
+        Round {
+            followed: vec![Followed {
+                cluster: Arc::new(cluster),
+                last: Some(Reading::default()),
+                to_find: ToFind::default(),
+                resumed: false,
+                started_at: 0,
+                recorded_at: 0,
+                sampled_at: 0,
+            }],
+            pending: (0..pending)
+                .map(|i| JournalEvent::new(i as i64, "eu", EventKind::NodeState))
+                .collect(),
+            leading: true,
+            presence: Presence::default(),
+            valid_until: 0,
+            pruned_at: None,
+            lease: 10,
+        }
+    }
+
+    #[tokio::test]
+    async fn past_the_limit_everything_waiting_goes_and_recording_starts_again() {
+        let mut at_limit = round(PENDING_LIMIT);
+        assert_eq!(at_limit.shed_past(PENDING_LIMIT), None);
+        assert_eq!(
+            at_limit.pending.len(),
+            PENDING_LIMIT,
+            "kept up to the limit"
+        );
+        assert!(at_limit.followed[0].last.is_some());
+
+        let mut past = round(PENDING_LIMIT + 1);
+        assert_eq!(past.shed_past(PENDING_LIMIT), Some(PENDING_LIMIT + 1));
+        assert!(past.pending.is_empty(), "all of them, not the oldest");
+        assert!(
+            past.followed[0].last.is_none(),
+            "the next period starts recording again from what it finds"
+        );
+    }
 }

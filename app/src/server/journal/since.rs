@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use super::transitions::USUAL;
-use crate::journal_record::{EventKind, JournalEvent, StateSince};
+use crate::journal_record::{EventKind, JournalEvent, StateSince, storable};
 
 /// A gap in the record this short (a restart, an upgrade) is bridged: a
 /// state that is the same on both sides of it keeps its start. A change
@@ -101,6 +101,11 @@ fn key(cluster: &str, name: &Option<String>) -> Option<(String, String)> {
     name.as_ref().map(|n| (cluster.to_string(), n.clone()))
 }
 
+/// The key of what llmgw calls `name`, as the journal keeps it.
+fn named(cluster: &str, name: &str) -> (String, String) {
+    (cluster.to_string(), storable(name))
+}
+
 impl SinceIndex {
     /// Takes in `events`, oldest first.
     pub fn apply(&mut self, events: &[JournalEvent]) {
@@ -182,7 +187,7 @@ impl SinceIndex {
 
     /// Since when `node` of `cluster` has been `state` (llmgw's word).
     pub fn node(&self, cluster: &str, node: &str, state: &str) -> Option<StateSince> {
-        let k = (cluster.to_string(), node.to_string());
+        let k = named(cluster, node);
         let mut since = self.since(cluster, self.nodes.get(&k), state)?;
         // The console's change is the cause of a state seen to begin about
         // when it was made, or, where the start is not known, of a state
@@ -207,9 +212,8 @@ impl SinceIndex {
     /// Since when the GPU of `node` that llmgw describes as `gpu` has been
     /// unhealthy.
     pub fn gpu(&self, cluster: &str, node: &str, gpu: &str) -> Option<StateSince> {
-        let k = (cluster.to_string(), node.to_string());
-        // As the journal keeps it (see `store::storable`).
-        let line = gpu.replace('\0', "\u{FFFD}");
+        let k = named(cluster, node);
+        let line = storable(gpu);
         let mark = self.gpus.get(&k).and_then(|g| g.get(&line));
         match self.current(cluster, mark) {
             Some(mark) => self.since(cluster, Some(mark), UNHEALTHY),
@@ -229,8 +233,7 @@ impl SinceIndex {
     /// Since when `model` of `cluster` has had `status` (the console's
     /// word: "not placed").
     pub fn model(&self, cluster: &str, model: &str, status: &str) -> Option<StateSince> {
-        let k = (cluster.to_string(), model.to_string());
-        self.since(cluster, self.models.get(&k), status)
+        self.since(cluster, self.models.get(&named(cluster, model)), status)
     }
 
     /// Since when `replica` of `cluster` has been `state` (llmgw's word),
@@ -246,8 +249,7 @@ impl SinceIndex {
         age: i64,
         now: i64,
     ) -> Option<StateSince> {
-        let k = (cluster.to_string(), replica.to_string());
-        let since = self.since(cluster, self.replicas.get(&k), state)?;
+        let since = self.since(cluster, self.replicas.get(&named(cluster, replica)), state)?;
         (age <= 0 || since.at + AGE_SLACK >= now - age).then_some(since)
     }
 
@@ -281,8 +283,7 @@ impl SinceIndex {
         marks: &'a HashMap<(String, String), Mark>,
         name: &str,
     ) -> Option<&'a str> {
-        let k = (cluster.to_string(), name.to_string());
-        self.current(cluster, marks.get(&k))
+        self.current(cluster, marks.get(&named(cluster, name)))
             .map(|m| m.state.as_str())
     }
 
@@ -677,5 +678,33 @@ mod tests {
         // so a period later.
         assert_eq!(ix.node("eu", "n1", "ready"), None);
         assert_eq!(ix.node("eu", "n1", "cordoned").map(|s| s.at), Some(200));
+    }
+
+    #[test]
+    fn a_name_with_a_nul_is_dated_as_the_journal_keeps_it() {
+        // What the index takes in comes from the database, where a NUL
+        // is kept as U+FFFD (`storable`); pages ask with llmgw's name.
+        let mut ix = SinceIndex::default();
+        ix.apply(&[
+            started(1, 100),
+            cordoned(2, 200, "n\u{FFFD}1"),
+            at(
+                3,
+                JournalEvent::new(300, "eu", EventKind::ReplicaAppeared)
+                    .replica("r\u{FFFD}1")
+                    .detail("starting"),
+            ),
+        ]);
+        assert_eq!(
+            ix.node("eu", "n\u{0}1", "cordoned").map(|s| s.at),
+            Some(200)
+        );
+        assert_eq!(ix.node_state("eu", "n\u{0}1"), Some("cordoned"));
+        assert_eq!(
+            ix.replica("eu", "r\u{0}1", "starting", 0, 400)
+                .map(|s| s.at),
+            Some(300)
+        );
+        assert_eq!(ix.replica_state("eu", "r\u{0}1"), Some("starting"));
     }
 }

@@ -9,7 +9,7 @@ use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{AnyConnection, AnyPool, Executor, Row};
 
 use super::latest;
-use crate::journal_record::{EventKind, JournalEvent};
+use crate::journal_record::{EventKind, JournalEvent, storable};
 
 /// Rows in one INSERT: its SQL and values are held at once, so a burst is
 /// written in parts (SQLite would take up to 3,276 rows of ten).
@@ -35,6 +35,35 @@ pub enum Backend {
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct StoreError(String);
+
+/// How long an operation on the journal waits for its database. A network
+/// cut between them leaves connections silent, not closed, for as long as
+/// TCP keeps trying (a quarter of an hour): past this the operation fails
+/// as a database that does not answer, which the pages and `/readyz` then
+/// say, and a page shows the live view without what the journal adds.
+pub(super) const ANSWER_WITHIN: Duration = Duration::from_secs(10);
+
+/// What pruning a month of records, or checking the file, may take.
+pub(super) const PRUNE_WITHIN: Duration = Duration::from_secs(600);
+
+/// What a write of `records` may take: a catch-up after the database was
+/// away is a large batch, which must not run out of time at every try.
+pub(super) fn writing(records: usize) -> Duration {
+    ANSWER_WITHIN + Duration::from_millis(records as u64)
+}
+
+/// `op`, or an error once it has taken longer than `within`.
+pub(super) async fn answered<T>(
+    within: Duration,
+    op: impl Future<Output = Result<T, StoreError>>,
+) -> Result<T, StoreError> {
+    tokio::time::timeout(within, op).await.unwrap_or_else(|_| {
+        Err(StoreError(format!(
+            "the journal's database did not answer within {} s",
+            within.as_secs()
+        )))
+    })
+}
 
 impl From<sqlx::Error> for StoreError {
     fn from(e: sqlx::Error) -> Self {
@@ -87,6 +116,21 @@ impl JournalStore {
             .acquire_timeout(Duration::from_secs(5))
             .after_connect(move |conn, _| {
                 Box::pin(async move {
+                    if backend == Backend::Postgres {
+                        // A console cut off from the server must not hold
+                        // what the others wait for: a transaction it left
+                        // open (the lease's row locked) ends after 10 s of
+                        // silence, and its session, with the presence lock,
+                        // once keepalives go unanswered (about 25 s).
+                        for setting in [
+                            "SET idle_in_transaction_session_timeout = '10s'",
+                            "SET tcp_keepalives_idle = 10",
+                            "SET tcp_keepalives_interval = 5",
+                            "SET tcp_keepalives_count = 3",
+                        ] {
+                            conn.execute(setting).await?;
+                        }
+                    }
                     if backend == Backend::Sqlite {
                         // Survives a kill mid-write: the log is replayed at
                         // the next open, losing at most the last transaction.
@@ -199,13 +243,16 @@ impl JournalStore {
 
     /// Writes `events` in one transaction: all of them or none.
     pub async fn append(&self, events: &[JournalEvent]) -> Result<(), StoreError> {
-        if events.is_empty() {
-            return Ok(());
-        }
-        let mut tx = self.pool.begin().await?;
-        insert_events(&mut tx, self.backend, events).await?;
-        tx.commit().await?;
-        Ok(())
+        answered(writing(events.len()), async move {
+            if events.is_empty() {
+                return Ok(());
+            }
+            let mut tx = self.pool.begin().await?;
+            insert_events(&mut tx, self.backend, events).await?;
+            tx.commit().await?;
+            Ok(())
+        })
+        .await
     }
 
     /// The newest `limit` records that `filter` lets through, newest first.
@@ -214,6 +261,7 @@ impl JournalStore {
         filter: &EventFilter,
         limit: u32,
     ) -> Result<Vec<JournalEvent>, StoreError> {
+        answered(ANSWER_WITHIN, async move {
         let mut conditions = Vec::new();
         let mut n = 0;
         let mut next = || {
@@ -267,7 +315,7 @@ impl JournalStore {
             .into_iter()
             .flatten()
         {
-            query = query.bind(value.clone());
+            query = query.bind(storable(value));
         }
         for kind in &filter.kinds {
             query = query.bind(kind.as_str());
@@ -281,18 +329,24 @@ impl JournalStore {
         query = query.bind(i64::from(limit));
         let rows = query.fetch_all(&self.pool).await?;
         Ok(rows.iter().filter_map(event_of).collect())
+        })
+        .await
     }
 
     /// The records written after the one numbered `id`, oldest first, at
     /// most `limit`: what another console (or this one) added since.
     pub async fn read_after(&self, id: i64, limit: u32) -> Result<Vec<JournalEvent>, StoreError> {
-        let sql = format!("SELECT id, {COLUMNS} FROM journal WHERE id > $1 ORDER BY id LIMIT $2");
-        let rows = sqlx::query(&sql)
-            .bind(id)
-            .bind(i64::from(limit))
-            .fetch_all(&self.pool)
-            .await?;
-        Ok(rows.iter().filter_map(event_of).collect())
+        answered(ANSWER_WITHIN, async move {
+            let sql =
+                format!("SELECT id, {COLUMNS} FROM journal WHERE id > $1 ORDER BY id LIMIT $2");
+            let rows = sqlx::query(&sql)
+                .bind(id)
+                .bind(i64::from(limit))
+                .fetch_all(&self.pool)
+                .await?;
+            Ok(rows.iter().filter_map(event_of).collect())
+        })
+        .await
     }
 
     /// The newest record of each node, model and replica that says what
@@ -302,52 +356,67 @@ impl JournalStore {
     /// that the present's "since when" is worked out from, without reading
     /// the whole journal at start.
     pub async fn latest_states(&self) -> Result<Vec<JournalEvent>, StoreError> {
-        let sql = format!(
-            "SELECT id, {COLUMNS} FROM journal WHERE id IN ({}) ORDER BY id",
-            latest::IDS
-        );
-        let rows = sqlx::query(&sql).fetch_all(&self.pool).await?;
-        Ok(rows.iter().filter_map(event_of).collect())
+        answered(ANSWER_WITHIN, async move {
+            let sql = format!(
+                "SELECT id, {COLUMNS} FROM journal WHERE id IN ({}) ORDER BY id",
+                latest::IDS
+            );
+            let rows = sqlx::query(&sql).fetch_all(&self.pool).await?;
+            Ok(rows.iter().filter_map(event_of).collect())
+        })
+        .await
     }
 
     /// The time of the oldest record of `cluster`: what the journal can
     /// say anything about.
     pub async fn recorded_from(&self, cluster: &str) -> Result<Option<i64>, StoreError> {
-        let row = sqlx::query("SELECT MIN(at) FROM journal WHERE cluster = $1")
-            .bind(cluster.to_string())
-            .fetch_one(&self.pool)
-            .await?;
-        Ok(row.try_get::<Option<i64>, _>(0).ok().flatten())
+        answered(ANSWER_WITHIN, async move {
+            let row = sqlx::query("SELECT MIN(at) FROM journal WHERE cluster = $1")
+                .bind(cluster.to_string())
+                .fetch_one(&self.pool)
+                .await?;
+            Ok(row.try_get::<Option<i64>, _>(0).ok().flatten())
+        })
+        .await
     }
 
     /// Removes the records older than `before`, but for those the present
     /// is dated from (`latest`); says how many went.
     pub async fn prune(&self, before: i64) -> Result<u64, StoreError> {
-        let sql = "DELETE FROM journal WHERE at < $1 \
+        answered(PRUNE_WITHIN, async move {
+            let sql = "DELETE FROM journal WHERE at < $1 \
                    AND NOT EXISTS (SELECT 1 FROM latest WHERE latest.id = journal.id)";
-        let done = sqlx::query(sql).bind(before).execute(&self.pool).await?;
-        Ok(done.rows_affected())
+            let done = sqlx::query(sql).bind(before).execute(&self.pool).await?;
+            Ok(done.rows_affected())
+        })
+        .await
     }
 
     /// Until when `cluster` was last recorded.
     pub async fn recorded_until(&self, cluster: &str) -> Result<Option<i64>, StoreError> {
-        let row = sqlx::query("SELECT until_at FROM recorded WHERE cluster = $1")
-            .bind(cluster.to_string())
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.and_then(|r| r.try_get::<i64, _>(0).ok()))
+        answered(ANSWER_WITHIN, async move {
+            let row = sqlx::query("SELECT until_at FROM recorded WHERE cluster = $1")
+                .bind(cluster.to_string())
+                .fetch_optional(&self.pool)
+                .await?;
+            Ok(row.and_then(|r| r.try_get::<i64, _>(0).ok()))
+        })
+        .await
     }
 
     /// The database's own check of its file: "ok", or what is wrong
     /// (SQLite's integrity check; PostgreSQL keeps its own).
     pub async fn integrity(&self) -> Result<String, StoreError> {
-        if self.backend == Backend::Postgres {
-            return Ok("ok".into());
-        }
-        let row = sqlx::query("PRAGMA integrity_check")
-            .fetch_one(&self.pool)
-            .await?;
-        Ok(row.try_get::<String, _>(0)?)
+        answered(PRUNE_WITHIN, async move {
+            if self.backend == Backend::Postgres {
+                return Ok("ok".into());
+            }
+            let row = sqlx::query("PRAGMA integrity_check")
+                .fetch_one(&self.pool)
+                .await?;
+            Ok(row.try_get::<String, _>(0)?)
+        })
+        .await
     }
 }
 
@@ -435,13 +504,6 @@ pub(super) async fn mark_recorded_on(
         .await?;
     }
     Ok(())
-}
-
-/// `text` as both databases keep it: PostgreSQL's text cannot hold a NUL,
-/// which a hostile request or a lying admin API may carry, and one such
-/// record would fail its whole batch again and again.
-fn storable(text: &str) -> String {
-    text.replace('\0', "\u{FFFD}")
 }
 
 fn event_of(row: &AnyRow) -> Option<JournalEvent> {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::admin_api::types::{ModelView, NodeView, ReplicaView};
 use crate::fixes::is_silent;
 use crate::format::{DASH, ModelStatus};
-use crate::journal_record::{EventKind, JournalEvent};
+use crate::journal_record::{EventKind, JournalEvent, storable};
 use crate::wall::disk_nearly_full;
 
 /// One read of the lists the journal follows. `headlines` holds, for the
@@ -161,9 +161,10 @@ pub fn gone_unseen<'a>(
     at: i64,
     held: impl IntoIterator<Item = &'a str>,
 ) -> Vec<JournalEvent> {
-    let listed: HashSet<&str> = replicas.iter().map(|r| r.id.as_str()).collect();
+    // `held` as the journal keeps them (see `storable`).
+    let listed: HashSet<String> = replicas.iter().map(|r| storable(&r.id)).collect();
     held.into_iter()
-        .filter(|id| !listed.contains(id))
+        .filter(|id| !listed.contains(*id))
         .map(|id| {
             JournalEvent::new(at, cluster, EventKind::ReplicaGone)
                 .replica(id)
@@ -569,6 +570,12 @@ mod tests {
         assert_eq!(kinds(&gone), vec![(EventKind::ReplicaGone, "r2".into())]);
         assert_eq!(gone[0].detail.as_deref(), Some(GONE_UNSEEN));
         assert_eq!(gone[0].at, 5);
+        // An id with a NUL is held as the journal keeps it: still listed.
+        let nul = vec![ReplicaView {
+            id: "r\u{0}1".into(),
+            ..ReplicaView::default()
+        }];
+        assert!(gone_unseen("eu", &nul, 5, ["r\u{FFFD}1"]).is_empty());
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use sqlx::{AnyConnection, Row};
 
-use super::store::{JournalStore, StoreError};
+use super::store::{ANSWER_WITHIN, JournalStore, PRUNE_WITHIN, StoreError, answered};
 use crate::wall::Sample;
 
 /// At least this many seconds between two samples kept of a cluster: a
@@ -23,8 +23,11 @@ impl JournalStore {
     /// Keeps `sample` of `cluster`; a second sample of the same second is
     /// ignored.
     pub async fn add_sample(&self, cluster: &str, s: &Sample) -> Result<(), StoreError> {
-        let mut conn = self.pool().acquire().await?;
-        insert_sample(&mut conn, cluster, s).await
+        answered(ANSWER_WITHIN, async move {
+            let mut conn = self.pool().acquire().await?;
+            insert_sample(&mut conn, cluster, s).await
+        })
+        .await
     }
 
     /// The samples of `cluster` taken after `after`, oldest first.
@@ -33,38 +36,44 @@ impl JournalStore {
         cluster: &str,
         after: i64,
     ) -> Result<Vec<Sample>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT at, gpu_free, gpu_total, unhealthy_gpus, not_serving, nodes_in_trouble,
+        answered(ANSWER_WITHIN, async move {
+            let rows = sqlx::query(
+                "SELECT at, gpu_free, gpu_total, unhealthy_gpus, not_serving, nodes_in_trouble,
                  reclaimable_bytes
              FROM samples WHERE cluster = $1 AND at > $2 ORDER BY at",
-        )
-        .bind(cluster.to_string())
-        .bind(after)
-        .fetch_all(self.pool())
-        .await?;
-        Ok(rows
-            .iter()
-            .filter_map(|r| {
-                Some(Sample {
-                    at: r.try_get(0).ok()?,
-                    gpu_free: r.try_get(1).ok()?,
-                    gpu_total: r.try_get(2).ok()?,
-                    unhealthy_gpus: r.try_get(3).ok()?,
-                    not_serving: r.try_get(4).ok()?,
-                    nodes_in_trouble: r.try_get(5).ok()?,
-                    reclaimable_bytes: r.try_get(6).ok()?,
+            )
+            .bind(cluster.to_string())
+            .bind(after)
+            .fetch_all(self.pool())
+            .await?;
+            Ok(rows
+                .iter()
+                .filter_map(|r| {
+                    Some(Sample {
+                        at: r.try_get(0).ok()?,
+                        gpu_free: r.try_get(1).ok()?,
+                        gpu_total: r.try_get(2).ok()?,
+                        unhealthy_gpus: r.try_get(3).ok()?,
+                        not_serving: r.try_get(4).ok()?,
+                        nodes_in_trouble: r.try_get(5).ok()?,
+                        reclaimable_bytes: r.try_get(6).ok()?,
+                    })
                 })
-            })
-            .collect())
+                .collect())
+        })
+        .await
     }
 
     /// Removes the samples older than `before`.
     pub async fn prune_samples(&self, before: i64) -> Result<(), StoreError> {
-        sqlx::query("DELETE FROM samples WHERE at < $1")
-            .bind(before)
-            .execute(self.pool())
-            .await?;
-        Ok(())
+        answered(PRUNE_WITHIN, async move {
+            sqlx::query("DELETE FROM samples WHERE at < $1")
+                .bind(before)
+                .execute(self.pool())
+                .await?;
+            Ok(())
+        })
+        .await
     }
 }
 

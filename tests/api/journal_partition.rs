@@ -1,0 +1,188 @@
+//! Two consoles on one PostgreSQL, and the network between the recording
+//! one and the database cut in the middle of its write: the other takes
+//! over, the cut-off one says its journal is not written, and once the
+//! network heals nothing is recorded twice.
+
+use std::time::{Duration, Instant};
+
+use app::journal_record::EventKind;
+use app::server::journal::JournalStore;
+
+use crate::databases::Postgres;
+use crate::journal_console::{
+    console_args, count, journal_written_again, nodes_in, not_written, of_node, set_state_upstream,
+    until, until_within,
+};
+use crate::partition::Partition;
+use crate::process::Process;
+
+/// A PostgreSQL server, a network to it the test can cut, a simulated
+/// cluster, and the journal open for the test to read.
+struct Setting {
+    server: Postgres,
+    net: Partition,
+    simulator: Process,
+    store: JournalStore,
+}
+
+impl Setting {
+    async fn new() -> Self {
+        let server = Postgres::start().await;
+        let port: u16 = server
+            .url
+            .rsplit_once(':')
+            .and_then(|(_, rest)| rest.split('/').next()?.parse().ok())
+            .expect("the server's port");
+        let net = Partition::to(port).await;
+        let simulator = Process::simulator().await;
+        let store = JournalStore::open(&server.url)
+            .await
+            .expect("the database answers");
+        Self {
+            server,
+            net,
+            simulator,
+            store,
+        }
+    }
+
+    /// A console behind the network that will be cut, once it records,
+    /// and another connected directly.
+    async fn consoles(&self) -> (Process, Process) {
+        let through = format!("postgres://postgres@127.0.0.1:{}/postgres", self.net.port);
+        let cut_off =
+            Process::start(&console_args(&self.simulator, ["--database", &through])).await;
+        until("the first console records", async || {
+            (count(&self.store, EventKind::RecordingStarted).await == 1).then_some(())
+        })
+        .await;
+        let direct = ["--database", self.server.url.as_str()];
+        let other = Process::start(&console_args(&self.simulator, direct)).await;
+        assert!(self.leasing().await.starts_with(&holder(&cut_off)));
+        (cut_off, other)
+    }
+
+    /// Waits until `console` holds the lease and has started recording.
+    /// (A change made before that is found as it starts, not recorded as
+    /// a change: what a takeover can miss.)
+    async fn taken_over_by(&self, console: &Process) {
+        let name = holder(console);
+        until_within(
+            Duration::from_secs(60),
+            "the other console takes over",
+            async || {
+                let (leasing, _) = self.store.lease().await.ok().flatten()?;
+                let started = count(&self.store, EventKind::RecordingStarted).await;
+                (leasing.starts_with(&name) && started == 2).then_some(())
+            },
+        )
+        .await;
+    }
+
+    async fn leasing(&self) -> String {
+        let (holder, _) = self.store.lease().await.expect("reads").expect("held");
+        holder
+    }
+}
+
+/// How a console's name in the lease begins.
+fn holder(console: &Process) -> String {
+    format!("{}-", console.pid())
+}
+
+#[tokio::test]
+async fn a_console_cut_off_mid_write_is_replaced_and_writes_nothing_twice() {
+    let setting = Setting::new().await;
+    let (net, simulator, store) = (&setting.net, &setting.simulator, &setting.store);
+    let (cut_off, other) = setting.consoles().await;
+
+    // Cut just before a period's COMMIT: its transaction is left open on
+    // the server, holding the lease's row, and the console waits for an
+    // answer that does not come.
+    net.cut_before(b"COMMIT");
+    until("the recording console is cut off mid-write", async || {
+        net.is_cut().then_some(())
+    })
+    .await;
+    let cut_at = Instant::now();
+
+    // The server ends the silent transaction, the lease lapses, and the
+    // other console takes over and records.
+    setting.taken_over_by(&other).await;
+    let taken_over = cut_at.elapsed();
+    assert!(
+        taken_over < Duration::from_secs(40),
+        "taken over {} s after the cut",
+        taken_over.as_secs()
+    );
+    let ready = nodes_in(simulator, "ready").await;
+    set_state_upstream(simulator, &ready[0], "cordoned").await;
+    until("the other console records", async || {
+        (!of_node(store, &ready[0]).await.is_empty()).then_some(())
+    })
+    .await;
+    // The cut-off console says so, as for a database that is down.
+    not_written(&cut_off).await;
+
+    // Healed: the first console finds the lease another's and writes
+    // nothing of what it saw meanwhile; the other goes on recording.
+    net.heal();
+    journal_written_again(&cut_off).await;
+    set_state_upstream(simulator, &ready[1], "draining").await;
+    until("the change after the healing is recorded", async || {
+        (!of_node(store, &ready[1]).await.is_empty()).then_some(())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    for node in &ready[..2] {
+        let events = of_node(store, node).await;
+        assert_eq!(events.len(), 1, "recorded once: {events:?}");
+    }
+    assert_eq!(
+        count(store, EventKind::RecordingStarted).await,
+        2,
+        "the first console's start and the other's takeover"
+    );
+    assert!(setting.leasing().await.starts_with(&holder(&other)));
+}
+
+#[tokio::test]
+async fn a_console_back_after_another_recorded_starts_again_and_writes_nothing_twice() {
+    let setting = Setting::new().await;
+    let (net, simulator, store) = (&setting.net, &setting.simulator, &setting.store);
+    let (cut_off, mut other) = setting.consoles().await;
+
+    // Cut between two periods; the other takes over once the lease lapses
+    // and records a change, then stops (an upgrade) and lets the lease go.
+    net.cut();
+    setting.taken_over_by(&other).await;
+    let ready = nodes_in(simulator, "ready").await;
+    set_state_upstream(simulator, &ready[0], "cordoned").await;
+    until("the other console records", async || {
+        (!of_node(store, &ready[0]).await.is_empty()).then_some(())
+    })
+    .await;
+    not_written(&cut_off).await;
+    assert!(other.terminate_within(Duration::from_secs(10)), "stops");
+    assert_eq!(store.lease().await.expect("reads"), None, "let go");
+
+    // Back, the first console gets the lease again, finds that another
+    // recorded while it was away, drops what it saw meanwhile and starts
+    // again from what it finds.
+    net.heal();
+    until("the first console records again", async || {
+        (count(store, EventKind::RecordingStarted).await == 3).then_some(())
+    })
+    .await;
+    assert!(setting.leasing().await.starts_with(&holder(&cut_off)));
+    set_state_upstream(simulator, &ready[1], "draining").await;
+    until("the change after its return is recorded", async || {
+        (!of_node(store, &ready[1]).await.is_empty()).then_some(())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    for node in &ready[..2] {
+        let events = of_node(store, node).await;
+        assert_eq!(events.len(), 1, "recorded once: {events:?}");
+    }
+}
