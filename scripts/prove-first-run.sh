@@ -20,7 +20,7 @@
 #
 # Usage: scripts/prove-first-run.sh   (about 40 minutes on two cores)
 # Works in $LLMGW_PROVE_DIR if set, else in a temporary directory that is
-# removed when every budget holds (the clones take about 20 GB); kept, with
+# removed when every budget holds (a clone and its home take up to 5 GB); kept, with
 # its logs, when one does not.
 set -euo pipefail
 
