@@ -24,7 +24,7 @@ async fn recording_while_nobody_looks_asks_each_list_once_a_period() {
     // Past the start's own reads.
     tokio::time::sleep(Duration::from_secs(3)).await;
     let before = upstream.calls_by_path();
-    tokio::time::sleep(Duration::from_secs(10)).await;
+    tokio::time::sleep(Duration::from_secs(12)).await;
     let after = upstream.calls_by_path();
     let lists = [
         "/api/v1/nodes",
@@ -34,10 +34,11 @@ async fn recording_while_nobody_looks_asks_each_list_once_a_period() {
     ];
     for list in lists {
         let asked = after.get(list).copied().unwrap_or(0) - before.get(list).copied().unwrap_or(0);
-        // Every 2 to 3 s, and one more or less at the window's edges.
+        // Never more often than every 2 s (one more at the window's
+        // edges); every 2 to 3 s, and a tick or two late on a busy machine.
         assert!(
-            (3..=6).contains(&asked),
-            "{list}: asked {asked} times in 10 s, every 2 to 3 s expected: {after:?}"
+            (2..=7).contains(&asked),
+            "{list}: asked {asked} times in 12 s, every 2 to 3 s expected: {after:?}"
         );
     }
     let others: Vec<_> = after

@@ -1,5 +1,6 @@
-//! Two consoles on one PostgreSQL, and the network between the recording
-//! one and the database cut in the middle of its write: the other takes
+//! Consoles on one PostgreSQL, and the network between the recording one
+//! and the database cut: in the middle of its write, between two periods,
+//! or after a COMMIT whose answer is then lost. The other console takes
 //! over, the cut-off one says its journal is not written, and once the
 //! network heals nothing is recorded twice.
 
@@ -185,4 +186,44 @@ async fn a_console_back_after_another_recorded_starts_again_and_writes_nothing_t
         let events = of_node(store, node).await;
         assert_eq!(events.len(), 1, "recorded once: {events:?}");
     }
+}
+
+#[tokio::test]
+async fn a_write_committed_whose_answer_was_lost_is_not_written_again() {
+    let setting = Setting::new().await;
+    let (net, simulator, store) = (&setting.net, &setting.simulator, &setting.store);
+    let through = format!("postgres://postgres@127.0.0.1:{}/postgres", net.port);
+    let console = Process::start(&console_args(simulator, ["--database", &through])).await;
+    until("the console records", async || {
+        (count(store, EventKind::RecordingStarted).await == 1).then_some(())
+    })
+    .await;
+
+    // The server commits the period that holds the change; its answer is
+    // lost on the way (the network is cut right after the COMMIT).
+    let ready = nodes_in(simulator, "ready").await;
+    net.cut_after(ready[0].as_bytes(), b"COMMIT");
+    set_state_upstream(simulator, &ready[0], "cordoned").await;
+    until("the period with the change is committed", async || {
+        (net.is_cut() && !of_node(store, &ready[0]).await.is_empty()).then_some(())
+    })
+    .await;
+    not_written(&console).await;
+
+    // Healed, the console finds its write in the journal and does not
+    // write it again.
+    net.heal();
+    journal_written_again(&console).await;
+    set_state_upstream(simulator, &ready[1], "draining").await;
+    until("the next change is recorded", async || {
+        (!of_node(store, &ready[1]).await.is_empty()).then_some(())
+    })
+    .await;
+    let events = of_node(store, &ready[0]).await;
+    assert_eq!(events.len(), 1, "written once: {events:?}");
+    assert_eq!(count(store, EventKind::RecordingStarted).await, 1);
+    assert!(
+        console.stop().contains("not written again"),
+        "the console found its write"
+    );
 }

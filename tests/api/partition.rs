@@ -12,9 +12,8 @@ use tokio::sync::watch;
 pub struct Partition {
     pub port: u16,
     cut: watch::Sender<bool>,
-    /// Bytes a client is about to send that cut the network first, so a
-    /// test cuts exactly there (a transaction's `COMMIT`).
-    trigger: Arc<Mutex<Option<Vec<u8>>>>,
+    /// Where a client's bytes cut the network (see [`Trigger`]).
+    trigger: Arc<Mutex<Option<Trigger>>>,
     accepting: tokio::task::JoinHandle<()>,
 }
 
@@ -24,7 +23,7 @@ impl Partition {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
         let port = listener.local_addr().expect("bound").port();
         let (cut, _) = watch::channel(false);
-        let trigger = Arc::new(Mutex::new(None::<Vec<u8>>));
+        let trigger = Arc::new(Mutex::new(None::<Trigger>));
         let (sender, armed) = (cut.clone(), trigger.clone());
         let accepting = tokio::spawn(async move {
             while let Ok((client, _)) = listener.accept().await {
@@ -53,7 +52,21 @@ impl Partition {
     /// Cuts the network as soon as a client is about to send `bytes`,
     /// which then wait with everything else.
     pub fn cut_before(&self, bytes: &[u8]) {
-        *self.trigger.lock().expect("not poisoned") = Some(bytes.to_vec());
+        *self.trigger.lock().expect("not poisoned") = Some(Trigger {
+            after: None,
+            at: bytes.to_vec(),
+            before: true,
+        });
+    }
+
+    /// Cuts the network right after a client has sent `bytes`, once it
+    /// has sent `first`: the server has them, its answer waits.
+    pub fn cut_after(&self, first: &[u8], bytes: &[u8]) {
+        *self.trigger.lock().expect("not poisoned") = Some(Trigger {
+            after: Some(first.to_vec()),
+            at: bytes.to_vec(),
+            before: false,
+        });
     }
 
     pub fn cut(&self) {
@@ -75,13 +88,25 @@ impl Drop for Partition {
     }
 }
 
+/// Bytes of a client that cut the network: `at`, once `after` (if any)
+/// has been sent; `before` or after `at` itself is sent on.
+struct Trigger {
+    after: Option<Vec<u8>>,
+    at: Vec<u8>,
+    before: bool,
+}
+
+fn contains(chunk: &[u8], bytes: &[u8]) -> bool {
+    chunk.windows(bytes.len()).any(|w| w == bytes)
+}
+
 /// Copies `from` to `to` while the network is whole; what is read while
 /// it is cut waits, and nothing more is read, until it heals.
 async fn carry(
     mut from: tokio::net::tcp::OwnedReadHalf,
     mut to: tokio::net::tcp::OwnedWriteHalf,
     cut: watch::Sender<bool>,
-    trigger: Option<Arc<Mutex<Option<Vec<u8>>>>>,
+    trigger: Option<Arc<Mutex<Option<Trigger>>>>,
 ) {
     let mut whole = cut.subscribe();
     let mut buf = vec![0u8; 64 * 1024];
@@ -90,18 +115,30 @@ async fn carry(
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
+        let mut cut_after = false;
         if let Some(trigger) = &trigger {
             let mut armed = trigger.lock().expect("not poisoned");
-            let hit = armed
-                .as_deref()
-                .is_some_and(|t| buf[..n].windows(t.len()).any(|w| w == t));
-            if hit {
-                *armed = None;
-                cut.send_replace(true);
+            if let Some(t) = armed.as_mut() {
+                if t.after
+                    .as_deref()
+                    .is_some_and(|first| contains(&buf[..n], first))
+                {
+                    t.after = None;
+                } else if t.after.is_none() && contains(&buf[..n], &t.at) {
+                    if t.before {
+                        cut.send_replace(true);
+                    } else {
+                        cut_after = true;
+                    }
+                    *armed = None;
+                }
             }
         }
         if whole.wait_for(|cut| !cut).await.is_err() || to.write_all(&buf[..n]).await.is_err() {
             break;
+        }
+        if cut_after {
+            cut.send_replace(true);
         }
     }
     let _ = to.shutdown().await;

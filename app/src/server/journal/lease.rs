@@ -72,6 +72,13 @@ impl JournalStore {
     ) -> Result<bool, StoreError> {
         answered(writing(period.events.len()), async move {
             let mut tx = self.pool().begin().await?;
+            // The write lock first: on SQLite a transaction that has read
+            // cannot start writing while another console writes (it fails
+            // at once instead of waiting its turn), and on PostgreSQL the
+            // row read next stays as read until the end.
+            sqlx::query("UPDATE recorder SET expires = expires WHERE name = 'journal'")
+                .execute(&mut *tx)
+                .await?;
             let unbroken = holds_unlapsed(&mut tx, self.backend(), holder).await?;
             if !take(&mut tx, self.backend(), holder, seconds).await?
                 || (!unbroken && recorded_after(&mut tx, period.clusters, period.since).await?)

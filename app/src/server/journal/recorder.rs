@@ -95,6 +95,10 @@ struct Round {
     pruned_at: Option<std::time::Instant>,
     /// How long a lease lasts, in seconds.
     lease: i64,
+    /// A write whose answer did not come (its database cut off, or past
+    /// its time): its `at`, and how many of `pending`, the oldest, it held.
+    /// It may have been committed all the same.
+    unanswered: Option<(i64, usize)>,
 }
 
 impl Round {
@@ -107,10 +111,20 @@ impl Round {
         }
         let dropped = self.pending.len();
         self.pending.clear();
+        self.unanswered = None;
         for f in &mut self.followed {
             f.last = None;
         }
         Some(dropped)
+    }
+
+    /// Until when this console last wrote all of its clusters.
+    fn since(&self) -> i64 {
+        self.followed
+            .iter()
+            .map(|f| f.recorded_at)
+            .min()
+            .unwrap_or(0)
     }
 }
 
@@ -140,6 +154,7 @@ impl Recorder {
             valid_until: 0,
             pruned_at: None,
             lease: (period * 3).max(Duration::from_secs(10)).as_secs() as i64,
+            unanswered: None,
         };
         let mut tick = tokio::time::interval(period);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -326,6 +341,9 @@ impl Recorder {
         at: i64,
         samples: &[(String, crate::wall::Sample)],
     ) -> bool {
+        if !self.settle_unanswered(store, round).await {
+            return false;
+        }
         let asked = unix_now() as i64;
         let ids: Vec<&str> = round
             .followed
@@ -337,12 +355,7 @@ impl Recorder {
             clusters: &ids,
             at,
             samples,
-            since: round
-                .followed
-                .iter()
-                .map(|f| f.recorded_at)
-                .min()
-                .unwrap_or(0),
+            since: round.since(),
         };
         let written = store
             .record_period(&self.holder, round.lease, &period, round.presence.held())
@@ -371,6 +384,39 @@ impl Recorder {
             // is a gap in a line, not a lost record.
             Err(e) => {
                 self.journal.set(Err(&e));
+                round.unanswered = Some((at, round.pending.len()));
+                false
+            }
+        }
+    }
+
+    /// Whether a write whose answer did not come was committed all the
+    /// same (the journal says its clusters were recorded until its `at`):
+    /// if so, what it held is not written again. False while the database
+    /// cannot say, so that nothing is written twice meanwhile.
+    async fn settle_unanswered(&self, store: &JournalStore, round: &mut Round) -> bool {
+        let Some((at, held)) = round.unanswered.take() else {
+            return true;
+        };
+        let Some(first) = round.followed.first() else {
+            return true;
+        };
+        match store.recorded_until(&first.cluster.tag.id).await {
+            Ok(Some(until)) if until == at => {
+                tracing::warn!(
+                    records = held,
+                    "a journal write whose answer was lost had been committed; not written again"
+                );
+                round.pending.drain(..held.min(round.pending.len()));
+                for f in &mut round.followed {
+                    f.recorded_at = at;
+                }
+                true
+            }
+            Ok(_) => true,
+            Err(e) => {
+                self.journal.set(Err(&e));
+                round.unanswered = Some((at, held));
                 false
             }
         }
@@ -395,7 +441,7 @@ impl Recorder {
     /// As the console stops: writes what waits and lets the lease go, so
     /// that another console records at once.
     async fn let_go(&self, store: &JournalStore, round: &mut Round) {
-        self.write_pending(store, &mut round.pending).await;
+        self.write_pending(store, round).await;
         // The lock first: a console that gets it must find the lease
         // still this one's, not its successor's.
         round.presence.let_go();
@@ -415,6 +461,7 @@ impl Recorder {
             "this console lost the journal's lease; another records now"
         );
         round.pending.clear();
+        round.unanswered = None;
         round.presence.let_go();
     }
 
@@ -424,6 +471,9 @@ impl Recorder {
     /// too: dropped, and recording of it starts again. Of one nobody
     /// recorded, everything waiting is written.
     async fn regained(&self, store: &JournalStore, round: &mut Round) {
+        // What an unanswered write held is no longer the oldest records
+        // once some are dropped: it is not told apart from the rest again.
+        round.unanswered = None;
         let (pending, valid_until) = (&mut round.pending, round.valid_until);
         for f in &mut round.followed {
             let cluster = f.cluster.tag.id.as_str();
@@ -449,24 +499,29 @@ impl Recorder {
 
     /// What waits, written as the console stops, while the lease is still
     /// this console's.
-    async fn write_pending(&self, store: &JournalStore, pending: &mut Vec<JournalEvent>) {
-        if pending.is_empty() {
+    async fn write_pending(&self, store: &JournalStore, round: &mut Round) {
+        if round.pending.is_empty() || !self.settle_unanswered(store, round).await {
             return;
         }
+        let ids: Vec<&str> = round
+            .followed
+            .iter()
+            .map(|f| f.cluster.tag.id.as_str())
+            .collect();
         let period = Period {
-            events: pending,
-            clusters: &[],
+            events: &round.pending,
+            clusters: &ids,
             at: unix_now() as i64,
             samples: &[],
-            since: 0,
+            since: round.since(),
         };
         // Renewed for no time: it is let go right after.
         match store.record_period(&self.holder, 0, &period, false).await {
-            Ok(true) => pending.clear(),
+            Ok(true) => round.pending.clear(),
             Ok(false) => {}
             Err(e) => tracing::warn!(
                 error = %e,
-                dropped = pending.len(),
+                dropped = round.pending.len(),
                 "journal records not written as the console stopped"
             ),
         }
@@ -685,6 +740,7 @@ mod tests {
             valid_until: 0,
             pruned_at: None,
             lease: 10,
+            unanswered: None,
         }
     }
 
