@@ -80,6 +80,30 @@ impl Setting {
         .await;
     }
 
+    /// Cordons the first ready node upstream and waits until that is
+    /// recorded; the nodes that were ready, that one first.
+    async fn cordon_one(&self) -> Vec<String> {
+        let ready = nodes_in(&self.simulator, "ready").await;
+        set_state_upstream(&self.simulator, &ready[0], "cordoned").await;
+        until("the change is recorded", async || {
+            (!of_node(&self.store, &ready[0]).await.is_empty()).then_some(())
+        })
+        .await;
+        ready
+    }
+
+    /// Heals the network, waits until `console` no longer says its
+    /// journal is not written, and drains `node` until that is recorded.
+    async fn heal_and_record(&self, console: &Process, node: &str) {
+        self.net.heal();
+        journal_written_again(console).await;
+        set_state_upstream(&self.simulator, node, "draining").await;
+        until("the change after the healing is recorded", async || {
+            (!of_node(&self.store, node).await.is_empty()).then_some(())
+        })
+        .await;
+    }
+
     async fn leasing(&self) -> String {
         let (holder, _) = self.store.lease().await.expect("reads").expect("held");
         holder
@@ -94,7 +118,7 @@ fn holder(console: &Process) -> String {
 #[tokio::test]
 async fn a_console_cut_off_mid_write_is_replaced_and_writes_nothing_twice() {
     let setting = Setting::new().await;
-    let (net, simulator, store) = (&setting.net, &setting.simulator, &setting.store);
+    let (net, store) = (&setting.net, &setting.store);
     let (cut_off, other) = setting.consoles().await;
 
     // Cut just before a period's COMMIT: its transaction is left open on
@@ -116,24 +140,13 @@ async fn a_console_cut_off_mid_write_is_replaced_and_writes_nothing_twice() {
         "taken over {} s after the cut",
         taken_over.as_secs()
     );
-    let ready = nodes_in(simulator, "ready").await;
-    set_state_upstream(simulator, &ready[0], "cordoned").await;
-    until("the other console records", async || {
-        (!of_node(store, &ready[0]).await.is_empty()).then_some(())
-    })
-    .await;
+    let ready = setting.cordon_one().await;
     // The cut-off console says so, as for a database that is down.
     not_written(&cut_off).await;
 
     // Healed: the first console finds the lease another's and writes
     // nothing of what it saw meanwhile; the other goes on recording.
-    net.heal();
-    journal_written_again(&cut_off).await;
-    set_state_upstream(simulator, &ready[1], "draining").await;
-    until("the change after the healing is recorded", async || {
-        (!of_node(store, &ready[1]).await.is_empty()).then_some(())
-    })
-    .await;
+    setting.heal_and_record(&cut_off, &ready[1]).await;
     tokio::time::sleep(Duration::from_secs(4)).await;
     for node in &ready[..2] {
         let events = of_node(store, node).await;
@@ -157,12 +170,7 @@ async fn a_console_back_after_another_recorded_starts_again_and_writes_nothing_t
     // and records a change, then stops (an upgrade) and lets the lease go.
     net.cut();
     setting.taken_over_by(&other).await;
-    let ready = nodes_in(simulator, "ready").await;
-    set_state_upstream(simulator, &ready[0], "cordoned").await;
-    until("the other console records", async || {
-        (!of_node(store, &ready[0]).await.is_empty()).then_some(())
-    })
-    .await;
+    let ready = setting.cordon_one().await;
     not_written(&cut_off).await;
     assert!(other.terminate_within(Duration::from_secs(10)), "stops");
     assert_eq!(store.lease().await.expect("reads"), None, "let go");
@@ -212,13 +220,7 @@ async fn a_write_committed_whose_answer_was_lost_is_not_written_again() {
 
     // Healed, the console finds its write in the journal and does not
     // write it again.
-    net.heal();
-    journal_written_again(&console).await;
-    set_state_upstream(simulator, &ready[1], "draining").await;
-    until("the next change is recorded", async || {
-        (!of_node(store, &ready[1]).await.is_empty()).then_some(())
-    })
-    .await;
+    setting.heal_and_record(&console, &ready[1]).await;
     let events = of_node(store, &ready[0]).await;
     assert_eq!(events.len(), 1, "written once: {events:?}");
     assert_eq!(count(store, EventKind::RecordingStarted).await, 1);

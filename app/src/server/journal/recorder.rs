@@ -118,6 +118,30 @@ impl Round {
         Some(dropped)
     }
 
+    /// The ids of the clusters it follows.
+    fn cluster_ids(&self) -> Vec<&str> {
+        self.followed
+            .iter()
+            .map(|f| f.cluster.tag.id.as_str())
+            .collect()
+    }
+
+    /// What waits, as a period of `clusters` (these ids) up to `at`.
+    fn period<'a>(
+        &'a self,
+        clusters: &'a [&'a str],
+        at: i64,
+        samples: &'a [(String, crate::wall::Sample)],
+    ) -> Period<'a> {
+        Period {
+            events: &self.pending,
+            clusters,
+            at,
+            samples,
+            since: self.since(),
+        }
+    }
+
     /// Until when this console last wrote all of its clusters.
     fn since(&self) -> i64 {
         self.followed
@@ -345,18 +369,8 @@ impl Recorder {
             return false;
         }
         let asked = unix_now() as i64;
-        let ids: Vec<&str> = round
-            .followed
-            .iter()
-            .map(|f| f.cluster.tag.id.as_str())
-            .collect();
-        let period = Period {
-            events: &round.pending,
-            clusters: &ids,
-            at,
-            samples,
-            since: round.since(),
-        };
+        let ids = round.cluster_ids();
+        let period = round.period(&ids, at, samples);
         let written = store
             .record_period(&self.holder, round.lease, &period, round.presence.held())
             .await;
@@ -503,18 +517,8 @@ impl Recorder {
         if round.pending.is_empty() || !self.settle_unanswered(store, round).await {
             return;
         }
-        let ids: Vec<&str> = round
-            .followed
-            .iter()
-            .map(|f| f.cluster.tag.id.as_str())
-            .collect();
-        let period = Period {
-            events: &round.pending,
-            clusters: &ids,
-            at: unix_now() as i64,
-            samples: &[],
-            since: round.since(),
-        };
+        let ids = round.cluster_ids();
+        let period = round.period(&ids, unix_now() as i64, &[]);
         // Renewed for no time: it is let go right after.
         match store.record_period(&self.holder, 0, &period, false).await {
             Ok(true) => round.pending.clear(),
