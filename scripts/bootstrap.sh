@@ -110,10 +110,10 @@ rustc_version() {
 # --- 0. Room on disk -------------------------------------------------------
 
 # A full disk stops cargo half-way with "No space left on device", minutes
-# in; said first, the newcomer knows before waiting. Measured from an empty
-# home (scripts/prove-first-run.sh): target/ holds 1.8 GB after `make demo`
-# and 3.4 GB after `make test`, and the toolchain and crates 1.2 GB
-# more. A warning, not a stop: an incremental build needs far less.
+# in; said first, the newcomer knows before waiting. The room asked for is
+# what scripts/prove-first-run.sh measured (the README's "What a first run
+# costs"), rounded up. A warning, not a stop: an incremental build needs
+# far less.
 room_gb=$(df -Pk . 2>/dev/null | awk 'NR == 2 { print int($4 / 1048576) }')
 case $purpose in
 build) room_needed=4 ;;
