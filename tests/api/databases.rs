@@ -39,12 +39,18 @@ pub fn sqlite_url(dir: &Path) -> String {
 pub struct Postgres {
     server: Child,
     pub url: String,
+    bin: PathBuf,
+    port: u16,
     _dir: TempDir,
 }
 
 impl Drop for Postgres {
     fn drop(&mut self) {
-        let _ = self.server.kill();
+        // Its immediate shutdown: the server and every session of it end
+        // now, as in a crash, before its directory goes.
+        let _ = Command::new("kill")
+            .args(["-QUIT", &self.server.id().to_string()])
+            .status();
         let _ = self.server.wait();
     }
 }
@@ -75,8 +81,12 @@ fn postgres_bin() -> PathBuf {
 }
 
 /// PostgreSQL will not run as root: as root, its programs run as the
-/// `postgres` user that Debian's package creates.
+/// `postgres` user that Debian's package creates. Started as that user
+/// (not through `runuser`, which would stand between), the server is the
+/// test's own child, and stopping it stops it.
 fn as_server_user(program: PathBuf) -> Command {
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(program);
     let root = std::fs::read_to_string("/proc/self/status")
         .map(|s| {
             s.lines()
@@ -84,12 +94,19 @@ fn as_server_user(program: PathBuf) -> Command {
         })
         .unwrap_or(false);
     if root {
-        let mut command = Command::new("runuser");
-        command.args(["-u", "postgres", "--"]).arg(program);
-        command
-    } else {
-        Command::new(program)
+        let id = |flag: &str| -> u32 {
+            let out = Command::new("id")
+                .args([flag, "postgres"])
+                .output()
+                .expect("id runs");
+            String::from_utf8_lossy(&out.stdout)
+                .trim()
+                .parse()
+                .expect("the postgres user, which Debian's package makes")
+        };
+        command.uid(id("-u")).gid(id("-g"));
     }
+    command
 }
 
 impl Postgres {
@@ -149,7 +166,41 @@ impl Postgres {
         Self {
             server,
             url,
+            bin,
+            port,
             _dir: dir,
         }
+    }
+
+    /// PostgreSQL's own client on this server: what an operator would
+    /// type, and a session of its own that the test holds.
+    pub fn psql(&self) -> Command {
+        let mut command = Command::new(self.bin.join("psql"));
+        command.args([
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &self.port.to_string(),
+            "-U",
+            "postgres",
+            "-d",
+            "postgres",
+            "-X",
+            "-qAt",
+            "-v",
+            "ON_ERROR_STOP=1",
+        ]);
+        command
+    }
+
+    /// The answer to `sql`, as psql prints it unaligned.
+    pub fn ask(&self, sql: &str) -> String {
+        let out = self.psql().args(["-c", sql]).output().expect("psql runs");
+        assert!(
+            out.status.success(),
+            "psql -c {sql}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 }
