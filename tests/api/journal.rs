@@ -5,6 +5,7 @@
 
 use app::journal_record::{EventKind, JournalEvent};
 use app::server::journal::lease::{Period, Presence};
+use app::server::journal::store::LastWrite;
 use app::server::journal::{EventFilter, JournalStore};
 
 use crate::databases::{Postgres, TempDir, sqlite_url};
@@ -191,7 +192,28 @@ async fn reads_back_by_every_filter(store: &JournalStore) {
 }
 
 async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
+    fn period<'a>(
+        events: &'a [JournalEvent],
+        clusters: &'a [&'a str],
+        at: i64,
+        since: i64,
+    ) -> Period<'a> {
+        Period {
+            events,
+            clusters,
+            at,
+            samples: &[],
+            since,
+        }
+    }
     assert!(first.hold_lease("a", 2).await.expect("lease"));
+    // a records two clusters up to 1000, by its clock.
+    assert!(
+        first
+            .record_period("a", 2, &period(&[], &["late", "quiet"], 1_000, 0), false)
+            .await
+            .expect("written")
+    );
     assert!(
         !second.hold_lease("b", 2).await.expect("lease"),
         "held by a"
@@ -205,16 +227,9 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
     );
     // a, slow, still believes it records: its period is not written.
     let late = events("late", 3);
-    let period = |events| Period {
-        events,
-        clusters: &["late"],
-        at: 2_000,
-        samples: &[],
-        since: 0,
-    };
     assert!(
         !first
-            .record_period("a", 2, &period(&late), false)
+            .record_period("a", 2, &period(&late, &["late"], 2_000, 1_000), false)
             .await
             .expect("asked"),
         "a has lost it"
@@ -224,47 +239,47 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
         ..EventFilter::default()
     };
     assert!(first.read(&late_filter, 10).await.expect("read").is_empty());
-    assert_eq!(first.recorded_until("late").await.expect("read"), None);
+    assert_eq!(
+        first.recorded_until("late").await.expect("read"),
+        Some(1_000)
+    );
+    // b records "late". Its clock is behind a's: by it, this is the very
+    // second a last wrote.
     assert!(
         second
-            .record_period("b", 2, &period(&late), false)
+            .record_period("b", 2, &period(&late, &["late"], 1_000, 0), false)
             .await
             .expect("written")
     );
     assert_eq!(first.read(&late_filter, 10).await.expect("read").len(), 3);
-    assert_eq!(
-        first.recorded_until("late").await.expect("read"),
-        Some(2_000)
-    );
     assert!(!first.hold_lease("a", 2).await.expect("lease"), "still b's");
     second.release_lease("b").await.expect("released");
     // a, back after its lease lapsed, b recorded and let it go: a period
-    // of what a saw meanwhile (it last wrote "late" at 1000) may hold
-    // b's changes too, and is not written. Had nobody recorded "late"
-    // since a last did, it would be.
-    let seen_meanwhile = Period {
-        since: 1_000,
-        ..period(&late)
-    };
+    // of what a saw meanwhile may hold b's changes too, and is not
+    // written, though no time b wrote is later than a's.
     assert!(
         !first
-            .record_period("a", 2, &seen_meanwhile, false)
+            .record_period("a", 2, &period(&late, &["late"], 2_000, 1_000), false)
             .await
             .expect("asked"),
         "b recorded in between"
     );
     assert_eq!(first.read(&late_filter, 10).await.expect("read").len(), 3);
-    let nobody_since = Period {
-        since: 2_000,
-        at: 2_500,
-        ..period(&[])
-    };
+    // Of "quiet", a's write is still the last: what it saw meanwhile is
+    // written.
     assert!(
         first
-            .record_period("a", 2, &nobody_since, false)
+            .record_period("a", 2, &period(&[], &["quiet"], 2_500, 1_000), false)
             .await
             .expect("written"),
         "nobody recorded in between"
+    );
+    assert_eq!(
+        first.last_write("quiet").await.expect("read"),
+        Some(LastWrite {
+            until: 2_500,
+            by: Some("a".into())
+        })
     );
     first.release_lease("a").await.expect("released");
     assert!(
@@ -438,6 +453,49 @@ async fn the_lease_is_taken_over_only_from_a_holder_whose_lock_is_gone(
     );
 }
 
+/// A statement the console has given up on (it waited past its time for
+/// a row another session holds) is ended by the server as well: it does
+/// not go on waiting there, holding a connection and its place in line.
+#[tokio::test]
+async fn a_statement_the_console_gave_up_on_does_not_go_on_in_postgres() {
+    use std::io::{BufRead, Write};
+    let server = Postgres::start().await;
+    let store = JournalStore::open(&server.url).await.expect("opens");
+    assert!(store.hold_lease("a", 60).await.expect("lease"));
+    // Another session takes the lease's row, and keeps it.
+    let mut session = server
+        .psql()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("psql runs");
+    let mut to = session.stdin.take().expect("its input");
+    writeln!(
+        to,
+        "BEGIN; SELECT holder FROM recorder WHERE name = 'journal' FOR UPDATE;"
+    )
+    .expect("written");
+    let mut answer = String::new();
+    std::io::BufReader::new(session.stdout.take().expect("its output"))
+        .read_line(&mut answer)
+        .expect("read");
+    assert_eq!(answer.trim(), "a", "the row is held");
+
+    let asked = std::time::Instant::now();
+    let renewed = store.hold_lease("a", 60).await;
+    assert!(renewed.is_err(), "{renewed:?}");
+    assert!(asked.elapsed() < std::time::Duration::from_secs(15));
+    let waiting = "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'";
+    crate::journal_console::until_within(
+        std::time::Duration::from_secs(5),
+        "the server ends the statement the console gave up on",
+        async || (server.ask(waiting) == "0").then_some(()),
+    )
+    .await;
+    drop(to);
+    let _ = session.wait();
+}
+
 #[tokio::test]
 async fn consoles_starting_together_on_a_new_postgres_all_open_it() {
     // PostgreSQL's CREATE ... IF NOT EXISTS is not safe against itself: two
@@ -457,6 +515,59 @@ async fn consoles_starting_together_on_a_new_postgres_all_open_it() {
                 .expect("every console opens the journal");
         }
     }
+}
+
+/// Consoles opening the journal (each checks its tables, and takes in
+/// what the table of the newest records lacks) while another writes to it:
+/// every open and every write goes through, none waits on the other for
+/// good, and every record is there once.
+async fn consoles_start_while_another_writes(url: &str) {
+    let writer = JournalStore::open(url).await.expect("opens");
+    let writes = tokio::spawn(async move {
+        for round in 0..30 {
+            writer
+                .append(&events(&format!("w{round}"), 200))
+                .await
+                .expect("every write goes through");
+        }
+        writer
+    });
+    let opens: Vec<_> = (0..6)
+        .map(|_| {
+            let url = url.to_string();
+            tokio::spawn(async move { JournalStore::open(&url).await })
+        })
+        .collect();
+    for open in opens {
+        tokio::time::timeout(std::time::Duration::from_secs(60), open)
+            .await
+            .expect("opened within a minute")
+            .expect("no panic")
+            .expect("every console opens the journal");
+    }
+    let writer = tokio::time::timeout(std::time::Duration::from_secs(60), writes)
+        .await
+        .expect("written within a minute")
+        .expect("no panic");
+    for round in [0, 29] {
+        let filter = EventFilter {
+            cluster: Some(format!("w{round}")),
+            ..EventFilter::default()
+        };
+        assert_eq!(writer.read(&filter, 1_000).await.expect("read").len(), 200);
+    }
+}
+
+#[tokio::test]
+async fn consoles_start_while_another_writes_to_postgres() {
+    let server = Postgres::start().await;
+    consoles_start_while_another_writes(&server.url).await;
+}
+
+#[tokio::test]
+async fn consoles_start_while_another_writes_to_sqlite() {
+    let dir = TempDir::new("journal-opens");
+    consoles_start_while_another_writes(&sqlite_url(&dir.0)).await;
 }
 
 #[tokio::test]

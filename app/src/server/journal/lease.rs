@@ -38,10 +38,11 @@ pub struct Period<'a> {
     pub clusters: &'a [&'a str],
     pub at: i64,
     pub samples: &'a [(String, Sample)],
-    /// Until when this console last wrote `clusters` (0: never). A lease
-    /// that lapsed since then is taken back for the period only if no
-    /// other console recorded them in between: what this one saw
-    /// meanwhile may be in that record too.
+    /// The `at` of this console's last write of `clusters` (0: none). A
+    /// lease that lapsed since then is taken back for the period only if
+    /// that write is still the last of each of them: had another console
+    /// recorded in between, what this one saw meanwhile may be in that
+    /// record too.
     pub since: i64,
 }
 
@@ -70,18 +71,18 @@ impl JournalStore {
         period: &Period<'_>,
         present: bool,
     ) -> Result<bool, StoreError> {
-        answered(writing(period.events.len()), async move {
-            let mut tx = self.pool().begin().await?;
-            // The write lock first: on SQLite a transaction that has read
-            // cannot start writing while another console writes (it fails
-            // at once instead of waiting its turn), and on PostgreSQL the
-            // row read next stays as read until the end.
+        let within = writing(period.events.len());
+        self.written(within, async move {
+            let mut tx = self.begin_write(Some(within)).await?;
+            // The lease's row locked first: on PostgreSQL it then stays as
+            // read next until the end (SQLite's write lock is already
+            // this transaction's).
             sqlx::query("UPDATE recorder SET expires = expires WHERE name = 'journal'")
                 .execute(&mut *tx)
                 .await?;
             let unbroken = holds_unlapsed(&mut tx, self.backend(), holder).await?;
             if !take(&mut tx, self.backend(), holder, seconds).await?
-                || (!unbroken && recorded_after(&mut tx, period.clusters, period.since).await?)
+                || (!unbroken && written_since(&mut tx, holder, period).await?)
             {
                 tx.rollback().await?;
                 return Ok(false);
@@ -96,7 +97,7 @@ impl JournalStore {
                 .await?;
             }
             insert_events(&mut tx, self.backend(), period.events).await?;
-            mark_recorded_on(&mut tx, period.clusters, period.at).await?;
+            mark_recorded_on(&mut tx, period.clusters, period.at, holder).await?;
             for (cluster, sample) in period.samples {
                 insert_sample(&mut tx, cluster, sample).await?;
             }
@@ -201,23 +202,30 @@ async fn holds_unlapsed(
     }))
 }
 
-/// Whether any of `clusters` was recorded after `since`: by another
-/// console, when this one last wrote them at `since`.
-async fn recorded_after(
+/// Whether any of `period`'s clusters was recorded since `holder` last
+/// wrote it (`period.since`): by another console, or by none when this one
+/// never did. Who wrote last and at exactly what time, not whose time is
+/// later, so that the consoles' clocks need not agree.
+async fn written_since(
     conn: &mut AnyConnection,
-    clusters: &[&str],
-    since: i64,
+    holder: &str,
+    period: &Period<'_>,
 ) -> Result<bool, StoreError> {
-    if clusters.is_empty() {
+    if period.clusters.is_empty() {
         return Ok(false);
     }
-    let params: Vec<String> = (2..clusters.len() + 2).map(|i| format!("${i}")).collect();
+    let params: Vec<String> = (3..period.clusters.len() + 3)
+        .map(|i| format!("${i}"))
+        .collect();
     let sql = format!(
-        "SELECT COUNT(*) FROM recorded WHERE until_at > $1 AND cluster IN ({})",
+        "SELECT COUNT(*) FROM recorded WHERE cluster IN ({})
+         AND NOT (until_at = $1 AND COALESCE(recorded_by, '') = $2)",
         params.join(", ")
     );
-    let mut query = sqlx::query(&sql).bind(since);
-    for cluster in clusters {
+    let mut query = sqlx::query(&sql)
+        .bind(period.since)
+        .bind(holder.to_string());
+    for cluster in period.clusters {
         query = query.bind(cluster.to_string());
     }
     let row = query.fetch_one(&mut *conn).await?;

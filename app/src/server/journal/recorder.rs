@@ -405,7 +405,8 @@ impl Recorder {
     }
 
     /// Whether a write whose answer did not come was committed all the
-    /// same (the journal says its clusters were recorded until its `at`):
+    /// same (the journal says this console recorded its clusters until its
+    /// `at`):
     /// if so, what it held is not written again. False while the database
     /// cannot say, so that nothing is written twice meanwhile.
     async fn settle_unanswered(&self, store: &JournalStore, round: &mut Round) -> bool {
@@ -415,8 +416,8 @@ impl Recorder {
         let Some(first) = round.followed.first() else {
             return true;
         };
-        match store.recorded_until(&first.cluster.tag.id).await {
-            Ok(Some(until)) if until == at => {
+        match store.last_write(&first.cluster.tag.id).await {
+            Ok(Some(last)) if last.is(&self.holder, at) => {
                 tracing::warn!(
                     records = held,
                     "a journal write whose answer was lost had been committed; not written again"
@@ -493,8 +494,8 @@ impl Recorder {
             let cluster = f.cluster.tag.id.as_str();
             // A database that does not say is taken to say another did:
             // a record written twice is worse than one started again.
-            let another = match store.recorded_until(cluster).await {
-                Ok(until) => until.is_some_and(|until| until > f.recorded_at),
+            let another = match store.last_write(cluster).await {
+                Ok(last) => last.is_some_and(|last| !last.is(&self.holder, f.recorded_at)),
                 Err(_) => true,
             };
             if !another {

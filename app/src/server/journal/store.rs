@@ -52,6 +52,14 @@ pub(super) fn writing(records: usize) -> Duration {
     ANSWER_WITHIN + Duration::from_millis(records as u64)
 }
 
+/// How long PostgreSQL lets a statement run, `within` (none: no limit),
+/// as its setting says it. The session's default is [`ANSWER_WITHIN`]: a
+/// statement the console has given up on is ended by the server too, and
+/// does not go on holding the rows, locks and connection it had.
+fn statement_timeout(within: Option<Duration>) -> String {
+    format!("{}ms", within.map_or(0, |d| d.as_millis()))
+}
+
 /// `op`, or an error once it has taken longer than `within`.
 pub(super) async fn answered<T>(
     within: Duration,
@@ -83,6 +91,24 @@ pub struct EventFilter {
     pub until: Option<i64>,
     /// Only records older than this one: the next page.
     pub before_id: Option<i64>,
+}
+
+/// The last write of a cluster's record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LastWrite {
+    /// What it recorded up to, by its console's clock.
+    pub until: i64,
+    /// Its console (none: one from before consoles said so).
+    pub by: Option<String>,
+}
+
+impl LastWrite {
+    /// Whether it is `holder`'s write up to `at`. Told by who wrote and
+    /// the exact time it wrote, never by comparing two consoles' times:
+    /// whether one recorded after another does not hang on their clocks.
+    pub fn is(&self, holder: &str, at: i64) -> bool {
+        self.until == at && self.by.as_deref() == Some(holder)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -122,11 +148,18 @@ impl JournalStore {
                         // open (the lease's row locked) ends after 10 s of
                         // silence, and its session, with the presence lock,
                         // once keepalives go unanswered (about 25 s).
+                        // A statement past its time is ended by the server
+                        // as the console gives up on it (see `begin_write`).
+                        let statements = format!(
+                            "SET statement_timeout = '{}'",
+                            statement_timeout(Some(ANSWER_WITHIN))
+                        );
                         for setting in [
                             "SET idle_in_transaction_session_timeout = '10s'",
                             "SET tcp_keepalives_idle = 10",
                             "SET tcp_keepalives_interval = 5",
                             "SET tcp_keepalives_count = 3",
+                            &statements,
                         ] {
                             conn.execute(setting).await?;
                         }
@@ -161,6 +194,49 @@ impl JournalStore {
         &self.pool
     }
 
+    /// `op`, a write in a transaction of [`Self::begin_write`], as
+    /// [`answered`]. When it fails on SQLite its connection is closed, not
+    /// kept: on some failures (a full disk, an I/O error) SQLite ends the
+    /// transaction itself, the driver's ROLLBACK after it then fails, and
+    /// the driver would count the transaction open for good and refuse
+    /// every transaction after on that connection.
+    pub(super) async fn written<T>(
+        &self,
+        within: Duration,
+        op: impl Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        let result = answered(within, op).await;
+        if result.is_err()
+            && self.backend == Backend::Sqlite
+            && let Ok(mut conn) = self.pool.acquire().await
+        {
+            conn.close_on_drop();
+        }
+        result
+    }
+
+    /// A transaction that writes. On SQLite it takes the write lock as it
+    /// begins, waiting its turn: one that read first could not start
+    /// writing while another connection writes (it fails at once, busy,
+    /// instead of waiting). On PostgreSQL its statements may run for
+    /// `within` (none: no limit) instead of the session's
+    /// [`ANSWER_WITHIN`]: the writes given longer than that.
+    pub(super) async fn begin_write(
+        &self,
+        within: Option<Duration>,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Any>, StoreError> {
+        if self.backend == Backend::Sqlite {
+            return Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?);
+        }
+        let mut tx = self.pool.begin().await?;
+        let sql = format!(
+            "SET LOCAL statement_timeout = '{}'",
+            statement_timeout(within)
+        );
+        sqlx::query(&sql).execute(&mut *tx).await?;
+        Ok(tx)
+    }
+
     async fn create_schema(&self) -> Result<(), StoreError> {
         let id = match self.backend {
             Backend::Sqlite => "INTEGER PRIMARY KEY",
@@ -186,13 +262,14 @@ impl JournalStore {
             "CREATE INDEX IF NOT EXISTS journal_node ON journal (cluster, node, id)".into(),
             "CREATE INDEX IF NOT EXISTS journal_model ON journal (cluster, model, id)".into(),
             "CREATE INDEX IF NOT EXISTS journal_at ON journal (at)".into(),
-            // Which console records: one row, a lease renewed each period.
-            // How far each cluster's record reaches, renewed each period:
-            // a console that starts recording again knows how long the
-            // gap was.
+            // How far each cluster's record reaches, and which console
+            // wrote it, renewed each period: a console that starts
+            // recording again knows how long the gap was, and one that
+            // was cut off whether another recorded meanwhile.
             "CREATE TABLE IF NOT EXISTS recorded (
                 cluster TEXT PRIMARY KEY,
-                until_at BIGINT NOT NULL
+                until_at BIGINT NOT NULL,
+                recorded_by TEXT
             )"
             .into(),
             // The wall's trends (see `trends`): a sample of each
@@ -216,7 +293,9 @@ impl JournalStore {
             )"
             .into(),
         ];
-        let mut tx = self.pool.begin().await?;
+        // Taking in what an older console wrote may take long on a
+        // large journal: done once, without a limit.
+        let mut tx = self.begin_write(None).await?;
         if self.backend == Backend::Postgres {
             // PostgreSQL's `IF NOT EXISTS` is checked before the catalog is
             // locked: consoles starting together on a new database would
@@ -233,6 +312,7 @@ impl JournalStore {
         for statement in statements {
             sqlx::query(&statement).execute(&mut *tx).await?;
         }
+        add_recorded_by(&mut tx, self.backend).await?;
         for statement in latest::SCHEMA {
             sqlx::query(statement).execute(&mut *tx).await?;
         }
@@ -243,11 +323,12 @@ impl JournalStore {
 
     /// Writes `events` in one transaction: all of them or none.
     pub async fn append(&self, events: &[JournalEvent]) -> Result<(), StoreError> {
-        answered(writing(events.len()), async move {
+        self.written(writing(events.len()), async move {
             if events.is_empty() {
                 return Ok(());
             }
-            let mut tx = self.pool.begin().await?;
+            let within = writing(events.len());
+            let mut tx = self.begin_write(Some(within)).await?;
             insert_events(&mut tx, self.backend, events).await?;
             tx.commit().await?;
             Ok(())
@@ -383,10 +464,12 @@ impl JournalStore {
     /// Removes the records older than `before`, but for those the present
     /// is dated from (`latest`); says how many went.
     pub async fn prune(&self, before: i64) -> Result<u64, StoreError> {
-        answered(PRUNE_WITHIN, async move {
+        self.written(PRUNE_WITHIN, async move {
             let sql = "DELETE FROM journal WHERE at < $1 \
                    AND NOT EXISTS (SELECT 1 FROM latest WHERE latest.id = journal.id)";
-            let done = sqlx::query(sql).bind(before).execute(&self.pool).await?;
+            let mut tx = self.begin_write(Some(PRUNE_WITHIN)).await?;
+            let done = sqlx::query(sql).bind(before).execute(&mut *tx).await?;
+            tx.commit().await?;
             Ok(done.rows_affected())
         })
         .await
@@ -394,12 +477,22 @@ impl JournalStore {
 
     /// Until when `cluster` was last recorded.
     pub async fn recorded_until(&self, cluster: &str) -> Result<Option<i64>, StoreError> {
+        Ok(self.last_write(cluster).await?.map(|w| w.until))
+    }
+
+    /// The last write of `cluster`'s record: until when, and by whom.
+    pub async fn last_write(&self, cluster: &str) -> Result<Option<LastWrite>, StoreError> {
         answered(ANSWER_WITHIN, async move {
-            let row = sqlx::query("SELECT until_at FROM recorded WHERE cluster = $1")
+            let row = sqlx::query("SELECT until_at, recorded_by FROM recorded WHERE cluster = $1")
                 .bind(cluster.to_string())
                 .fetch_optional(&self.pool)
                 .await?;
-            Ok(row.and_then(|r| r.try_get::<i64, _>(0).ok()))
+            Ok(row.and_then(|r| {
+                Some(LastWrite {
+                    until: r.try_get(0).ok()?,
+                    by: r.try_get::<Option<String>, _>(1).ok().flatten(),
+                })
+            }))
         })
         .await
     }
@@ -487,21 +580,48 @@ pub(super) async fn insert_events(
     Ok(())
 }
 
-/// Says, on `conn`, that `clusters` are recorded up to `at`.
+/// Says, on `conn`, that `holder` recorded `clusters` up to `at`.
 pub(super) async fn mark_recorded_on(
     conn: &mut AnyConnection,
     clusters: &[&str],
     at: i64,
+    holder: &str,
 ) -> Result<(), StoreError> {
     for cluster in clusters {
         sqlx::query(
-            "INSERT INTO recorded (cluster, until_at) VALUES ($1, $2)
-             ON CONFLICT (cluster) DO UPDATE SET until_at = excluded.until_at",
+            "INSERT INTO recorded (cluster, until_at, recorded_by) VALUES ($1, $2, $3)
+             ON CONFLICT (cluster) DO UPDATE
+             SET until_at = excluded.until_at, recorded_by = excluded.recorded_by",
         )
         .bind(cluster.to_string())
         .bind(at)
+        .bind(holder.to_string())
         .execute(&mut *conn)
         .await?;
+    }
+    Ok(())
+}
+
+/// Adds `recorded.recorded_by` to a journal made before it. A console
+/// from before it, writing during a rolling upgrade, leaves a newer one's
+/// name beside its own time: the time alone then tells the write apart.
+async fn add_recorded_by(conn: &mut AnyConnection, backend: Backend) -> Result<(), StoreError> {
+    // Asked first: an `ALTER TABLE` locks the table against every read,
+    // even when it has nothing to add.
+    let has = match backend {
+        Backend::Postgres => {
+            "SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = current_schema()
+             AND table_name = 'recorded' AND column_name = 'recorded_by'"
+        }
+        Backend::Sqlite => {
+            "SELECT COUNT(*) FROM pragma_table_info('recorded') WHERE name = 'recorded_by'"
+        }
+    };
+    let row = sqlx::query(has).fetch_one(&mut *conn).await?;
+    if row.try_get::<i64, _>(0)? == 0 {
+        sqlx::query("ALTER TABLE recorded ADD COLUMN recorded_by TEXT")
+            .execute(&mut *conn)
+            .await?;
     }
     Ok(())
 }
@@ -554,7 +674,7 @@ pub fn redacted(url: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::JournalStore;
+    use super::{JournalStore, LastWrite, mark_recorded_on};
     use crate::journal_record::{EventKind, JournalEvent};
 
     #[tokio::test]
@@ -622,6 +742,40 @@ mod tests {
             .collect();
         assert_eq!(ats, [1, 4, 5, 8, 9]);
         assert_eq!(store.prune(100).await.expect("pruned"), 4, "2, 3, 6 and 7");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test]
+    async fn a_journal_from_before_consoles_said_who_recorded_is_opened_and_written() {
+        let dir = std::env::temp_dir().join(format!("llmgw-recorded-by-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a directory");
+        let url = format!("sqlite://{}?mode=rwc", dir.join("journal.db").display());
+        let store = JournalStore::open(&url).await.expect("opened");
+        for statement in [
+            "DROP TABLE recorded",
+            "CREATE TABLE recorded (cluster TEXT PRIMARY KEY, until_at BIGINT NOT NULL)",
+            "INSERT INTO recorded (cluster, until_at) VALUES ('eu', 7)",
+        ] {
+            sqlx::query(statement)
+                .execute(store.pool())
+                .await
+                .expect("as an older console made it");
+        }
+        drop(store);
+        let store = JournalStore::open(&url).await.expect("opened again");
+        let last = store.last_write("eu").await.expect("read").expect("kept");
+        assert_eq!(last, LastWrite { until: 7, by: None });
+        assert!(!last.is("a", 7), "nobody's write is this console's");
+        let mut conn = store.pool().acquire().await.expect("a connection");
+        mark_recorded_on(&mut conn, &["eu"], 9, "a")
+            .await
+            .expect("written");
+        drop(conn);
+        let last = store.last_write("eu").await.expect("read").expect("kept");
+        assert!(last.is("a", 9) && !last.is("a", 7) && !last.is("b", 9));
+        drop(store);
+        JournalStore::open(&url).await.expect("and opened again");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -66,11 +66,13 @@ impl JournalStore {
 
     /// Removes the samples older than `before`.
     pub async fn prune_samples(&self, before: i64) -> Result<(), StoreError> {
-        answered(PRUNE_WITHIN, async move {
+        self.written(PRUNE_WITHIN, async move {
+            let mut tx = self.begin_write(Some(PRUNE_WITHIN)).await?;
             sqlx::query("DELETE FROM samples WHERE at < $1")
                 .bind(before)
-                .execute(self.pool())
+                .execute(&mut *tx)
                 .await?;
+            tx.commit().await?;
             Ok(())
         })
         .await
