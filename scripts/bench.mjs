@@ -1,7 +1,8 @@
 // The console's figures beside their budgets (issue: fast at any size and
 // any number of viewers). Run by `make bench`; each part alone with
 // `node scripts/bench.mjs PART` (sizes, pages, viewers, latency, memory,
-// browser, tab, holds, scale, clusters, data, journal).
+// browser, tab, holds, scale, clusters, data, journal, journal-postgres;
+// and quiet, an hour long, which runs only when named).
 // It starts its own simulated admin APIs and consoles from the release
 // binary on free ports, and stops them when done. Node is what the
 // end-to-end suite already installs; nothing else is needed.
@@ -835,12 +836,10 @@ async function data() {
  * records a day, spread over the day; names as the simulator gives them. */
 function fillJournal(dir, days, perDay) {
   const script = `
-import sqlite3, random, sys
+import json, sqlite3, random, sys
 db = sqlite3.connect(sys.argv[1]); random.seed(7)
 days, per_day, now = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-kinds = [("node_state", 30), ("gpu_unhealthy", 5), ("gpu_healthy", 5), ("node_silent", 3), ("node_reporting", 3),
-         ("model_status", 15), ("below_minimum", 4), ("back_to_minimum", 4), ("placement_reason", 6),
-         ("replica_appeared", 10), ("replica_gone", 10), ("replica_failed", 3), ("attempt", 2)]
+kinds = json.loads(sys.argv[5])
 names = [k for k, w in kinds for _ in range(w)]
 states = ["ready", "cordoned", "draining"]
 def row(i):
@@ -866,7 +865,7 @@ db.execute("DROP TABLE IF EXISTS latest")
 db.commit(); db.execute("PRAGMA wal_checkpoint(TRUNCATE)"); db.close()
 `;
   const now = Math.floor(Date.now() / 1000);
-  const done = spawnSync('python3', ['-c', script, resolve(dir, 'journal.db'), String(days), String(perDay), String(now)], { stdio: 'inherit' });
+  const done = spawnSync('python3', ['-c', script, resolve(dir, 'journal.db'), String(days), String(perDay), String(now), JSON.stringify(CHURN)], { stdio: 'inherit' });
   if (done.status !== 0) throw new Error('filling the journal failed');
 }
 
@@ -877,14 +876,143 @@ async function metricsOf(root) {
   return (name) => Number((text.match(new RegExp(`^${name}(?:\\{\\})? (\\S+)$`, 'm')) || [])[1] || NaN);
 }
 
-/** A console recording into the journal in `dir`, once its second period
- * is recorded: its start's reads of the journal are over by then. */
-async function startOn(adminApi, dir) {
+/** A console recording into the journal that `journal` names (`--data-dir
+ * DIR` or `--database URL`) and more arguments, once its second period is
+ * recorded: its start's reads of the journal (and first prune) are over by
+ * then. */
+async function startOn(adminApi, journal) {
   const startedAt = Date.now();
-  const c = await consoleFor(adminApi, ['--data-dir', dir, '--record-seconds', '1']);
+  const c = await consoleFor(adminApi, [...journal, '--record-seconds', '1']);
   const periods = async () => (await metricsOf(c.root))('llmgw_console_journal_periods_total') || 0;
   while ((await periods()) < 2) await new Promise((r) => setTimeout(r, 100));
   return { ...c, seconds: (Date.now() - startedAt) / 1000 };
+}
+
+/** The console's CPU over `seconds` while it records a quiet 5,000-node
+ * cluster nobody looks at, at the default --record-seconds. */
+async function quietFor(seconds) {
+  const nodes = 5000;
+  const still = await consoleFor(await simulator(nodes), []);
+  await new Promise((r) => setTimeout(r, 5000));
+  const q0 = cpuSecondsOf(still.pid);
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const share = ((cpuSecondsOf(still.pid) - q0) / seconds) * 100;
+  const over = seconds >= 3600 ? `${seconds / 3600} h` : `${seconds} s`;
+  report(`CPU while recording a quiet ${nodes}-node cluster, over ${over}`, `${share.toFixed(2)} %`, '≤ 2 %', share <= 2);
+  stopAll();
+}
+
+/** The quiet budget over the issue's hour, not `journal`'s two minutes:
+ * run only when named (`make bench PART=quiet`). */
+async function quiet() {
+  await quietFor(3600);
+}
+
+/** /events of the console at `url` over its million records, filtered by
+ * node or model: the median of 21 asks, each of another node or model so
+ * that no answer is shared between them. `on`: the database, for the label. */
+async function eventsFiltered(url, on) {
+  for (const [label, filter] of [['node', 'node=gpu-01234'], ['model', 'model=model-0042'], ['node, kind and a day', 'node=gpu-01234&kind=node_state&since=24h']]) {
+    const times = [];
+    for (let i = 0; i < 21; i++) {
+      const r = await request(`${url}/events?${filter.replace('01234', String(1000 + i).padStart(5, '0')).replace('0042', String(40 + i).padStart(4, '0'))}`);
+      if (r.status !== 200) throw new Error(`/events?${filter}: ${r.status}`);
+      times.push(r.ms);
+    }
+    const ms = median(times);
+    report(`/events by ${label}, 1,000,000 records${on}, median`, `${ms.toFixed(1)} ms`, '≤ 20 ms', ms <= 20);
+  }
+}
+
+/** The kinds of records in a month of a 5,000-node cluster, each as often
+ * as its weight (of 100): what the journals the bench fills are made of. */
+const CHURN = [['node_state', 30], ['gpu_unhealthy', 5], ['gpu_healthy', 5], ['node_silent', 3], ['node_reporting', 3],
+  ['model_status', 15], ['below_minimum', 4], ['back_to_minimum', 4], ['placement_reason', 6],
+  ['replica_appeared', 10], ['replica_gone', 10], ['replica_failed', 3], ['attempt', 2]];
+
+/** A PostgreSQL server of the bench's own on a free loopback port, from
+ * Debian's programs (`./scripts/bootstrap.sh test` installs them), gone
+ * when the bench ends. */
+async function postgres() {
+  const base = '/usr/lib/postgresql';
+  const version = (existsSync(base) ? readdirSync(base) : [])
+    .filter((v) => existsSync(`${base}/${v}/bin/initdb`))
+    .sort((a, b) => Number(a) - Number(b)).at(-1);
+  if (!version) throw new Error('PostgreSQL is missing: ./scripts/bootstrap.sh test installs it');
+  const bin = `${base}/${version}/bin`;
+  const dir = tempDir('llmgw-bench-postgres-');
+  // It will not run as root: then as the user Debian's package makes.
+  const user = process.getuid() === 0
+    ? { uid: Number(spawnSync('id', ['-u', 'postgres']).stdout), gid: Number(spawnSync('id', ['-g', 'postgres']).stdout) }
+    : {};
+  if (user.uid !== undefined) spawnSync('chown', ['-R', 'postgres', dir]);
+  const init = spawnSync(`${bin}/initdb`, ['--auth=trust', '--username=postgres', '--no-sync', '-D', `${dir}/data`], { ...user, stdio: 'ignore' });
+  if (init.status !== 0) throw new Error('initdb failed');
+  const port = await freePort();
+  const server = spawn(`${bin}/postgres`, ['-D', `${dir}/data`, '-p', String(port), '-c', 'listen_addresses=127.0.0.1',
+    '-c', `unix_socket_directories=${dir}`], { ...user, stdio: 'ignore' });
+  // The bench may end while it runs: the exit hook stops it then.
+  server.unref();
+  servers.push(server);
+  const psql = (sql) => {
+    const done = spawnSync(`${bin}/psql`, ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres',
+      '-X', '-qAt', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8' });
+    if (done.status !== 0) throw new Error(`psql: ${done.stderr}`);
+    return done.stdout.trim();
+  };
+  for (let i = 0; ; i++) {
+    if (spawnSync(`${bin}/pg_isready`, ['-h', '127.0.0.1', '-p', String(port)]).status === 0) break;
+    if (i > 300) throw new Error('PostgreSQL did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  // Its immediate shutdown, waited for.
+  const stop = () => new Promise((ok) => {
+    server.once('exit', ok);
+    server.kill('SIGQUIT');
+  });
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, psql, stop };
+}
+const servers = [];
+
+/** The journal on PostgreSQL: a start on a million records, /events over
+ * them, and a start whose first prune takes half of them. */
+async function journalPostgres() {
+  const pg = await postgres();
+  // The tables, as a console makes them.
+  await startOn(await simulator(0), ['--database', pg.url]);
+  stopAll();
+  const days = 30, perDay = Math.ceil(1_000_000 / 30);
+  const now = Math.floor(Date.now() / 1000);
+  const kinds = CHURN.flatMap(([k, w]) => Array(w).fill(`'${k}'`)).join(', ');
+  // As SQL, the month `fillJournal` writes into SQLite: the same kinds as
+  // often, 5,000 nodes, 1,000 models.
+  pg.psql(`SELECT setseed(0.7); INSERT INTO journal (at, cluster, kind, node, model, replica, from_state, to_state, actor, detail)
+    SELECT at, 'default', kind,
+      CASE WHEN kind LIKE 'node%' OR kind LIKE 'gpu%' OR kind = 'attempt' THEN 'gpu-' || lpad(floor(random() * 5000)::int::text, 5, '0') END,
+      CASE WHEN NOT (kind LIKE 'node%' OR kind LIKE 'gpu%' OR kind = 'attempt') THEN 'model-' || lpad(floor(random() * 1000)::int::text, 4, '0') END,
+      CASE WHEN kind LIKE 'replica%' THEN 'r-' || lpad(floor(random() * 10000000)::int::text, 7, '0') END,
+      CASE WHEN kind LIKE 'node%' OR kind LIKE 'gpu%' THEN 'ready' WHEN kind = 'attempt' THEN 'set_node_state cordoned'
+           WHEN kind LIKE 'replica%' THEN NULL ELSE 'ready' END,
+      CASE WHEN kind LIKE 'node%' OR kind LIKE 'gpu%' THEN 'cordoned' WHEN kind = 'attempt' THEN 'done'
+           WHEN kind LIKE 'replica%' THEN NULL ELSE 'not placed' END,
+      CASE WHEN kind = 'attempt' THEN 'alice' END,
+      CASE WHEN kind = 'attempt' THEN 'NVLink errors, RMA ' || floor(random() * 10000)::int END
+    FROM (SELECT ${now} - ${days * 86400} + i::bigint * 86400 / ${perDay} AS at,
+                 (ARRAY[${kinds}])[1 + floor(random() * 100)::int] AS kind
+          FROM generate_series(0, ${days * perDay - 1}) AS i) AS r; ANALYZE journal;`);
+  const first = await startOn(await simulator(0), ['--database', pg.url]);
+  report('a first start on 1,000,000 records in PostgreSQL, which takes them into `latest`, until its second period', `${first.seconds.toFixed(1)} s`, '');
+  stopAll();
+  const events = await startOn(await simulator(0), ['--database', pg.url]);
+  report('  a start on those records after that, until its second period', `${events.seconds.toFixed(1)} s`, '');
+  await eventsFiltered(events.url, ' in PostgreSQL');
+  stopAll();
+  const before = Number(pg.psql('SELECT COUNT(*) FROM journal'));
+  const pruning = await startOn(await simulator(0), ['--database', pg.url, '--retain', '15']);
+  const after = Number(pg.psql('SELECT COUNT(*) FROM journal'));
+  report(`  a start whose first prune takes ${(before - after).toLocaleString('en')} of them (--retain 15), until its second period`, `${pruning.seconds.toFixed(1)} s`, '');
+  stopAll();
+  await pg.stop();
 }
 
 /** The journal (issue 29): what recording costs the console, the events
@@ -930,16 +1058,7 @@ async function journal() {
   report(`  the whole period, its own read of the lists included (CPU)`, `${perPeriod.toFixed(1)} ms`, '');
   stopAll();
 
-  // A quiet cluster nobody looks at: the default --record-seconds.
-  const quiet = await simulator(nodes);
-  const still = await consoleFor(quiet, []);
-  await new Promise((r) => setTimeout(r, 5000));
-  const QUIET = 120;
-  const q0 = cpuSecondsOf(still.pid);
-  await new Promise((r) => setTimeout(r, QUIET * 1000));
-  const share = ((cpuSecondsOf(still.pid) - q0) / QUIET) * 100;
-  report(`CPU while recording a quiet ${nodes}-node cluster, over ${QUIET} s`, `${share.toFixed(2)} %`, '≤ 2 %', share <= 2);
-  stopAll();
+  await quietFor(120);
 
   // The events page over 1,000,000 records, filtered by node or model.
   const big = tempDir('llmgw-bench-journal-');
@@ -955,23 +1074,13 @@ async function journal() {
   // start on a journal written without the table of the newest records
   // (which fills it) and for every start after.
   const sim2 = await simulator(0);
-  const first = await startOn(sim2, big);
+  const first = await startOn(sim2, ['--data-dir', big]);
   report('  a first start on those records, which fills `latest`, until its second period', `${first.seconds.toFixed(1)} s`, '');
   stopAll();
   const sim2b = await simulator(0);
-  const events = await startOn(sim2b, big);
+  const events = await startOn(sim2b, ['--data-dir', big]);
   report('  a start on those records after that, until its second period', `${events.seconds.toFixed(1)} s`, '');
-  for (const [label, filter] of [['node', 'node=gpu-01234'], ['model', 'model=model-0042'], ['node, kind and a day', 'node=gpu-01234&kind=node_state&since=24h']]) {
-    const times = [];
-    // A different node each time: no answer is shared between them.
-    for (let i = 0; i < 21; i++) {
-      const r = await request(`${events.url}/events?${filter.replace('01234', String(1000 + i).padStart(5, '0')).replace('0042', String(40 + i).padStart(4, '0'))}`);
-      if (r.status !== 200) throw new Error(`/events?${filter}: ${r.status}`);
-      times.push(r.ms);
-    }
-    const ms = median(times);
-    report(`/events by ${label}, 1,000,000 records, median`, `${ms.toFixed(1)} ms`, '≤ 20 ms', ms <= 20);
-  }
+  await eventsFiltered(events.url, '');
   report('  the 1,000,000 records on disk (SQLite)', mb(db), '');
   stopAll();
 
@@ -984,19 +1093,23 @@ async function journal() {
   stopAll();
   fillJournal(month, 30, 2000);
   // With its table of the newest records, as a console keeps it.
-  await startOn(await simulator(0), month);
+  await startOn(await simulator(0), ['--data-dir', month]);
   stopAll();
   report('30 days of a 5,000-node cluster (2,000 records a day) on disk', mb(statSync(resolve(month, 'journal.db')).size), 'recorded');
 }
 
-const PARTS = { sizes, pages, viewers, latency, memory, browser, tab, holds, scale, clusters, data, journal };
+const PARTS = { sizes, pages, viewers, latency, memory, browser, tab, holds, scale, clusters, data, journal, 'journal-postgres': journalPostgres, quiet };
+// An hour long: measured when named, not by every `make bench`.
+const ONLY_NAMED = ['quiet'];
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 process.on('exit', () => {
   stopAll();
+  // At once, not after its clients: the bench's own server, its data thrown away.
+  for (const s of servers.splice(0)) s.kill('SIGQUIT');
   removeTempDirs();
 });
 for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.on(signal, () => process.exit(code));
-for (const name of chosen.length ? chosen : Object.keys(PARTS)) {
+for (const name of chosen.length ? chosen : Object.keys(PARTS).filter((p) => !ONLY_NAMED.includes(p))) {
   if (!PARTS[name]) {
     console.error(`bench: no part named ${name}; the parts are ${Object.keys(PARTS).join(', ')}`);
     process.exit(2);
