@@ -217,6 +217,10 @@ async fn a_write_committed_whose_answer_was_lost_is_not_written_again() {
     })
     .await;
     not_written(&console).await;
+    // Long enough for its lease to lapse (10 s from its last renewal): it
+    // then takes its own lost write for another console's unless it
+    // looks for it first.
+    tokio::time::sleep(Duration::from_secs(6)).await;
 
     // Healed, the console finds its write in the journal and does not
     // write it again.

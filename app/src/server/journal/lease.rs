@@ -74,9 +74,9 @@ impl JournalStore {
         let within = writing(period.events.len());
         self.written(within, async move {
             let mut tx = self.begin_write(Some(within)).await?;
-            // The lease's row locked first: on PostgreSQL it then stays as
-            // read next until the end (SQLite's write lock is already
-            // this transaction's).
+            // The write first (see `begin_write`): on SQLite the write
+            // lock, and on PostgreSQL the lease's row, which then stays as
+            // read next until the end.
             sqlx::query("UPDATE recorder SET expires = expires WHERE name = 'journal'")
                 .execute(&mut *tx)
                 .await?;

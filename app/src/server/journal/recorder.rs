@@ -486,9 +486,12 @@ impl Recorder {
     /// too: dropped, and recording of it starts again. Of one nobody
     /// recorded, everything waiting is written.
     async fn regained(&self, store: &JournalStore, round: &mut Round) {
-        // What an unanswered write held is no longer the oldest records
-        // once some are dropped: it is not told apart from the rest again.
-        round.unanswered = None;
+        // A write whose answer was lost may be the last write found: this
+        // console's own, not another's. Settled first; one the database
+        // cannot settle now is settled before the next write. What it held
+        // stays the oldest records: they were seen before the lease
+        // lapsed, and only those seen after it are dropped below.
+        self.settle_unanswered(store, round).await;
         let (pending, valid_until) = (&mut round.pending, round.valid_until);
         for f in &mut round.followed {
             let cluster = f.cluster.tag.id.as_str();

@@ -215,10 +215,10 @@ impl JournalStore {
         result
     }
 
-    /// A transaction that writes. On SQLite it takes the write lock as it
-    /// begins, waiting its turn: one that read first could not start
-    /// writing while another connection writes (it fails at once, busy,
-    /// instead of waiting). On PostgreSQL its statements may run for
+    /// A transaction that writes. Its first statement must write: on
+    /// SQLite a transaction that has read cannot then start writing while
+    /// another connection writes (it fails at once, busy, instead of
+    /// waiting its turn). On PostgreSQL its statements may run for
     /// `within` (none: no limit) instead of the session's
     /// [`ANSWER_WITHIN`]: the writes given longer than that.
     pub(super) async fn begin_write(
@@ -226,7 +226,7 @@ impl JournalStore {
         within: Option<Duration>,
     ) -> Result<sqlx::Transaction<'static, sqlx::Any>, StoreError> {
         if self.backend == Backend::Sqlite {
-            return Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?);
+            return Ok(self.pool.begin().await?);
         }
         let mut tx = self.pool.begin().await?;
         let sql = format!(
@@ -294,8 +294,15 @@ impl JournalStore {
             .into(),
         ];
         // Taking in what an older console wrote may take long on a
-        // large journal: done once, without a limit.
-        let mut tx = self.begin_write(None).await?;
+        // large journal: done once, without a limit. Its first statements
+        // only read when the tables are there: on SQLite it takes the write
+        // lock as it begins instead (`BEGIN IMMEDIATE`; measured dearer
+        // than a plain BEGIN by most of a millisecond, so not for every
+        // write).
+        let mut tx = match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => self.begin_write(None).await?,
+        };
         if self.backend == Backend::Postgres {
             // PostgreSQL's `IF NOT EXISTS` is checked before the catalog is
             // locked: consoles starting together on a new database would
