@@ -406,9 +406,8 @@ impl Recorder {
 
     /// Whether a write whose answer did not come was committed all the
     /// same (the journal says this console recorded its clusters until its
-    /// `at`):
-    /// if so, what it held is not written again. False while the database
-    /// cannot say, so that nothing is written twice meanwhile.
+    /// `at`): if so, what it held is not written again. False while the
+    /// database cannot say, so that nothing is written twice meanwhile.
     async fn settle_unanswered(&self, store: &JournalStore, round: &mut Round) -> bool {
         let Some((at, held)) = round.unanswered.take() else {
             return true;
