@@ -225,15 +225,14 @@ impl JournalStore {
         &self,
         within: Option<Duration>,
     ) -> Result<sqlx::Transaction<'static, sqlx::Any>, StoreError> {
-        if self.backend == Backend::Sqlite {
-            return Ok(self.pool.begin().await?);
-        }
         let mut tx = self.pool.begin().await?;
-        let sql = format!(
-            "SET LOCAL statement_timeout = '{}'",
-            statement_timeout(within)
-        );
-        sqlx::query(&sql).execute(&mut *tx).await?;
+        if self.backend == Backend::Postgres {
+            let sql = format!(
+                "SET LOCAL statement_timeout = '{}'",
+                statement_timeout(within)
+            );
+            sqlx::query(&sql).execute(&mut *tx).await?;
+        }
         Ok(tx)
     }
 
@@ -684,14 +683,35 @@ mod tests {
     use super::{JournalStore, LastWrite, mark_recorded_on};
     use crate::journal_record::{EventKind, JournalEvent};
 
+    /// An SQLite journal's URL in a directory of the test's own, removed
+    /// when dropped, failed test or not.
+    struct Scratch {
+        dir: std::path::PathBuf,
+        url: String,
+    }
+
+    impl Scratch {
+        fn new(what: &str) -> Self {
+            let dir = std::env::temp_dir().join(format!("llmgw-{what}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("a directory");
+            let url = format!("sqlite://{}?mode=rwc", dir.join("journal.db").display());
+            Self { dir, url }
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+
     #[tokio::test]
     async fn records_written_without_the_table_are_taken_in_at_the_next_open() {
-        let dir = std::env::temp_dir().join(format!("llmgw-latest-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a directory");
-        let url = format!("sqlite://{}?mode=rwc", dir.join("journal.db").display());
+        let scratch = Scratch::new("latest");
+        let url = &scratch.url;
         let e = |at, kind| JournalEvent::new(at, "eu", kind);
-        let store = JournalStore::open(&url).await.expect("opened");
+        let store = JournalStore::open(url).await.expect("opened");
         store
             .append(&[
                 e(1, EventKind::RecordingStarted),
@@ -726,7 +746,7 @@ mod tests {
                 .expect("dropped");
         }
         drop(store);
-        let store = JournalStore::open(&url).await.expect("opened again");
+        let store = JournalStore::open(url).await.expect("opened again");
         assert_eq!(store.latest_states().await.expect("read"), kept);
 
         // Records a console without the table wrote (a rolling upgrade):
@@ -739,7 +759,7 @@ mod tests {
         .await
         .expect("written as an older console would");
         drop(store);
-        let store = JournalStore::open(&url).await.expect("opened again");
+        let store = JournalStore::open(url).await.expect("opened again");
         let ats: Vec<i64> = store
             .latest_states()
             .await
@@ -749,16 +769,13 @@ mod tests {
             .collect();
         assert_eq!(ats, [1, 4, 5, 8, 9]);
         assert_eq!(store.prune(100).await.expect("pruned"), 4, "2, 3, 6 and 7");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[tokio::test]
     async fn a_journal_from_before_consoles_said_who_recorded_is_opened_and_written() {
-        let dir = std::env::temp_dir().join(format!("llmgw-recorded-by-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a directory");
-        let url = format!("sqlite://{}?mode=rwc", dir.join("journal.db").display());
-        let store = JournalStore::open(&url).await.expect("opened");
+        let scratch = Scratch::new("recorded-by");
+        let url = &scratch.url;
+        let store = JournalStore::open(url).await.expect("opened");
         for statement in [
             "DROP TABLE recorded",
             "CREATE TABLE recorded (cluster TEXT PRIMARY KEY, until_at BIGINT NOT NULL)",
@@ -770,7 +787,7 @@ mod tests {
                 .expect("as an older console made it");
         }
         drop(store);
-        let store = JournalStore::open(&url).await.expect("opened again");
+        let store = JournalStore::open(url).await.expect("opened again");
         let last = store.last_write("eu").await.expect("read").expect("kept");
         assert_eq!(last, LastWrite { until: 7, by: None });
         assert!(!last.is("a", 7), "nobody's write is this console's");
@@ -782,7 +799,6 @@ mod tests {
         let last = store.last_write("eu").await.expect("read").expect("kept");
         assert!(last.is("a", 9) && !last.is("a", 7) && !last.is("b", 9));
         drop(store);
-        JournalStore::open(&url).await.expect("and opened again");
-        let _ = std::fs::remove_dir_all(&dir);
+        JournalStore::open(url).await.expect("and opened again");
     }
 }
