@@ -362,4 +362,15 @@ if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb 
   stop_service postgresql
 fi
 
+# --- 10. Network namespaces for the journal's partition test ------------------
+# One test puts its PostgreSQL server in a network namespace of its own and
+# cuts the link to it (`ip`, iproute2's; `setpriv`, util-linux's, is in
+# every Debian), so that only TCP's keepalives end a session across it.
+
+if ! command -v ip >/dev/null; then
+  command -v apt-get >/dev/null ||
+    die "iproute2: install it (the ip command) for the journal's partition test"
+  apt_install --no-install-recommends iproute2
+fi
+
 say "ready to test"

@@ -9,6 +9,13 @@ use crate::journal_record::EventKind;
 /// Records on one page of events; a history section shows fewer.
 pub const PAGE: u32 = 100;
 
+/// Parts of a URL not understood that are kept, and said, at most: a link
+/// of thousands of them costs no more than this.
+const UNREAD_KEPT: usize = 10;
+
+/// What of a part not understood the page repeats, at most, in characters.
+const UNREAD_SHOWN: usize = 60;
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EventQuery {
     pub node: Option<String>,
@@ -19,6 +26,9 @@ pub struct EventQuery {
     pub before: Option<i64>,
     /// How many records, at most [`PAGE`].
     pub limit: Option<u32>,
+    /// What the URL gave that is not understood (the first few), kept so
+    /// that the page says so rather than show a view not asked for.
+    pub unread: Vec<(String, String)>,
 }
 
 /// A moment the URL gives, as seconds since the Unix epoch; `None` when it
@@ -52,7 +62,14 @@ pub fn moment_of(text: &str, now: i64) -> Option<i64> {
     let (h, mi) = (t.next()??, t.next().unwrap_or(Some(0))?);
     let s = t.next().unwrap_or(Some(0))?;
     let within = |v: i64, hi: i64| (0..=hi).contains(&v);
-    if !(1970..=9999).contains(&y) || !(1..=12).contains(&mo) || !(1..=31).contains(&da) {
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let days = match mo {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if !(1970..=9999).contains(&y) || !(1..=12).contains(&mo) || !(1..=days).contains(&da) {
         return None;
     }
     if !within(h, 23) || !within(mi, 59) || !within(s, 59) {
@@ -81,20 +98,38 @@ impl EventQuery {
             let v = v.trim();
             (!v.is_empty()).then(|| v.to_string())
         };
+        let mut unread = Vec::new();
+        let mut unread_one = |key: &str, value: &str| {
+            if unread.len() < UNREAD_KEPT {
+                unread.push((shown(key), shown(value)));
+            }
+        };
         for (key, value) in pairs {
             match key {
                 "node" => q.node = text(value),
                 "model" => q.model = text(value),
-                "kind" => q
-                    .kinds
-                    .extend(value.split(',').filter_map(|k| EventKind::parse(k.trim()))),
+                "kind" => {
+                    for k in value.split(',').map(str::trim).filter(|k| !k.is_empty()) {
+                        match EventKind::parse(k) {
+                            Some(kind) => q.kinds.push(kind),
+                            None => unread_one(key, k),
+                        }
+                    }
+                }
                 "since" => q.since = text(value),
                 "until" => q.until = text(value),
-                "before" => q.before = value.trim().parse().ok(),
-                "limit" => q.limit = value.trim().parse().ok(),
-                _ => {}
+                "before" => match value.trim().parse::<i64>() {
+                    Ok(id) if id > 0 => q.before = Some(id),
+                    _ => unread_one(key, value),
+                },
+                "limit" => match value.trim().parse::<u32>() {
+                    Ok(n) if n > 0 => q.limit = Some(n),
+                    _ => unread_one(key, value),
+                },
+                _ => unread_one(key, value),
             }
         }
+        q.unread = unread;
         q
     }
 
@@ -124,26 +159,57 @@ impl EventQuery {
         if let Some(v) = self.limit {
             pairs.push(("limit", v.to_string()));
         }
+        // Kept, so that what the page was given is still said on the
+        // server's side and in every link it makes.
+        for (k, v) in &self.unread {
+            pairs.push((k.as_str(), v.clone()));
+        }
         pairs
             .iter()
-            .map(|(k, v)| format!("{k}={}", crate::urls::encode_component(v)))
+            .map(|(k, v)| {
+                format!(
+                    "{}={}",
+                    crate::urls::encode_component(k),
+                    crate::urls::encode_component(v)
+                )
+            })
             .collect::<Vec<_>>()
             .join("&")
     }
 
-    /// What in the URL is not a time the page can read.
+    /// What in the URL the page cannot read, and what it shows instead.
     pub fn problems(&self, now: i64) -> Vec<String> {
-        [("since", &self.since), ("until", &self.until)]
+        let times = [("since", &self.since), ("until", &self.until)]
             .into_iter()
             .filter_map(|(name, value)| {
                 let value = value.as_ref()?;
                 moment_of(value, now).is_none().then(|| {
                     format!(
-                        "{name}={value:?} is not a time: give a window back from now (\"1h\", \"7d\") or a moment (\"2026-12-01T09:00Z\")"
+                        "{name}={:?} is not a time: give a window back from now (\"1h\", \"7d\") or a moment (\"2026-12-01T09:00Z\")",
+                        shown(value)
                     )
                 })
-            })
-            .collect()
+            });
+        let unread = self.unread.iter().map(|(key, value)| {
+            let given = format!("{key}={value:?}");
+            match key.as_str() {
+                "kind" => format!("{given} is not a kind of record: left out"),
+                "before" => format!("{given} is not a record's number: the newest are shown"),
+                "limit" => format!("{given} is not a number of records: up to {PAGE} are shown"),
+                _ => format!(
+                    "{given} is not something this page filters by (node, model, kind, since, until): left out"
+                ),
+            }
+        });
+        times.chain(unread).collect()
+    }
+}
+
+/// `text` as the page repeats it: its start, when it is long.
+fn shown(text: &str) -> String {
+    match text.char_indices().nth(UNREAD_SHOWN) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
     }
 }
 
@@ -155,10 +221,9 @@ mod tests {
     fn a_link_gives_back_exactly_its_view() {
         let q = EventQuery::from_pairs([
             ("node", "gpu-07"),
-            ("kind", "node_state,attempt,nonsense"),
+            ("kind", "node_state,attempt"),
             ("since", "24h"),
             ("before", "1200"),
-            ("utm", "x"),
         ]);
         assert_eq!(q.kinds, vec![EventKind::NodeState, EventKind::Attempt]);
         assert_eq!(q.before, Some(1200));
@@ -194,7 +259,39 @@ mod tests {
         ] {
             assert_eq!(moment_of(bad, now), None, "{bad}");
         }
+        assert_eq!(moment_of("2026-02-31", now), None, "no such day");
+        assert_eq!(moment_of("2028-02-29", now), Some(1_835_395_200));
         let q = EventQuery::from_pairs([("since", "yesterday")]);
         assert_eq!(q.problems(now).len(), 1);
+    }
+
+    #[cfg(feature = "ssr")]
+    #[test]
+    fn what_a_link_gives_that_is_not_understood_is_said_and_kept() {
+        let long = "x".repeat(65_536);
+        let q = EventQuery::from_pairs([
+            ("kind", "node_sate,node_state"),
+            ("before", "-5"),
+            ("limit", "4294967296"),
+            ("x&kind", "attempt"),
+            ("model", "m"),
+            ("nde", long.as_str()),
+        ]);
+        assert_eq!(q.kinds, vec![EventKind::NodeState]);
+        assert_eq!((q.before, q.limit), (None, None));
+        let problems = q.problems(0);
+        assert_eq!(problems.len(), 5, "{problems:?}");
+        assert!(problems[0].starts_with("kind=\"node_sate\" is not a kind"));
+        assert!(problems.iter().all(|p| p.len() < 200), "long values cut");
+        // The server is asked with them, so that it says so too: the same
+        // parts, a key with `&` in it still one key.
+        let asked = q.to_query(true);
+        assert!(asked.len() < 1_000, "kept cut: {asked}");
+        let pairs: Vec<(String, String)> = serde_urlencoded::from_str(&asked).expect("a query");
+        let again = EventQuery::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        assert_eq!(again.unread, q.unread);
+        assert_eq!(again.kinds, vec![EventKind::NodeState]);
+        let many: Vec<(&str, &str)> = (0..7_000).map(|_| ("kind", "nonsense")).collect();
+        assert_eq!(EventQuery::from_pairs(many).unread.len(), UNREAD_KEPT);
     }
 }

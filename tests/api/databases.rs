@@ -8,6 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::helpers::free_port;
+use crate::netns::Network;
 
 /// A directory of its own, removed when dropped.
 pub struct TempDir(pub PathBuf);
@@ -40,6 +41,7 @@ pub struct Postgres {
     server: Child,
     pub url: String,
     bin: PathBuf,
+    host: String,
     port: u16,
     _dir: TempDir,
 }
@@ -118,6 +120,21 @@ impl Postgres {
     /// Starts a server on `port`, where a console may already be trying to
     /// reach it.
     pub async fn start_on(port: u16) -> Self {
+        Self::start_with(port, None).await
+    }
+
+    /// Starts a server in `network`, taking connections on both its links;
+    /// its URL is over the second.
+    pub async fn start_in(network: &Network) -> Self {
+        Self::start_with(free_port(), Some(network)).await
+    }
+
+    /// The server's URL through `host`, one of its addresses.
+    pub fn url_at(&self, host: &str) -> String {
+        format!("postgres://postgres@{host}:{}/postgres", self.port)
+    }
+
+    async fn start_with(port: u16, network: Option<&Network>) -> Self {
         let bin = postgres_bin();
         let dir = TempDir::new("postgres");
         let data = dir.0.join("data");
@@ -138,25 +155,50 @@ impl Postgres {
             "initdb: {}",
             String::from_utf8_lossy(&init.stderr)
         );
-        let server = as_server_user(bin.join("postgres"))
+        if network.is_some() {
+            // initdb trusts only the loopback; the links are of the server's
+            // own subnets.
+            let hba = data.join("pg_hba.conf");
+            let mut rules = std::fs::read_to_string(&hba).expect("initdb wrote pg_hba.conf");
+            rules.push_str("host all all samenet trust\n");
+            std::fs::write(&hba, rules).expect("pg_hba.conf written");
+        }
+        let (host, listen, mut server) = match network {
+            None => (
+                "127.0.0.1".to_string(),
+                "127.0.0.1".to_string(),
+                as_server_user(bin.join("postgres")),
+            ),
+            Some(network) => {
+                // `setpriv` replaces itself with the server as `ip` does:
+                // the child is still the server.
+                let mut command = network.command("setpriv");
+                command
+                    .args(["--reuid=postgres", "--regid=postgres", "--clear-groups"])
+                    .arg(bin.join("postgres"));
+                let [a, b] = &network.links;
+                (
+                    b.server.clone(),
+                    format!("{},{}", a.server, b.server),
+                    command,
+                )
+            }
+        };
+        let server = server
             .arg("-D")
             .arg(&data)
-            .args([
-                "-p",
-                &port.to_string(),
-                "-c",
-                "listen_addresses=127.0.0.1",
-                "-c",
-            ])
+            .args(["-p", &port.to_string(), "-c"])
+            .arg(format!("listen_addresses={listen}"))
+            .arg("-c")
             .arg(format!("unix_socket_directories={}", dir.0.display()))
             .args(["-c", "fsync=off"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("postgres starts");
-        let url = format!("postgres://postgres@127.0.0.1:{port}/postgres");
+        let url = format!("postgres://postgres@{host}:{port}/postgres");
         let started = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        while std::net::TcpStream::connect((host.as_str(), port)).is_err() {
             assert!(
                 started.elapsed() < Duration::from_secs(30),
                 "PostgreSQL did not start in 30 s"
@@ -167,6 +209,7 @@ impl Postgres {
             server,
             url,
             bin,
+            host,
             port,
             _dir: dir,
         }
@@ -178,7 +221,7 @@ impl Postgres {
         let mut command = Command::new(self.bin.join("psql"));
         command.args([
             "-h",
-            "127.0.0.1",
+            &self.host,
             "-p",
             &self.port.to_string(),
             "-U",

@@ -204,6 +204,7 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
             at,
             samples: &[],
             since,
+            expected: &[],
         }
     }
     assert!(first.hold_lease("a", 2).await.expect("lease"));
@@ -287,6 +288,64 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
         "given back at once"
     );
     first.release_lease("a").await.expect("released");
+    // Between two of a's periods b takes the lease over, records "quiet"
+    // and lets it go (an upgrade): a's next renewal finds the lease free
+    // and takes it, so it looks unbroken. What a saw since its last write
+    // may be in b's record too: not written.
+    assert!(second.hold_lease("b", 2).await.expect("lease"));
+    assert!(
+        second
+            .record_period("b", 2, &period(&[], &["quiet"], 2_600, 0), false)
+            .await
+            .expect("written")
+    );
+    second.release_lease("b").await.expect("released");
+    assert!(first.hold_lease("a", 2).await.expect("lease"), "free again");
+    let seen = events("quiet", 2);
+    let mine = [(
+        "quiet",
+        Some(LastWrite {
+            until: 2_500,
+            by: Some("a".into()),
+        }),
+    )];
+    let continued = Period {
+        expected: &mine,
+        ..period(&seen, &["quiet"], 2_700, 2_500)
+    };
+    assert!(
+        !first
+            .record_period("a", 2, &continued, false)
+            .await
+            .expect("asked"),
+        "b recorded in between, though a's lease looks unbroken"
+    );
+    // Records that start a cluster afresh expect the record as the start
+    // found it: here, none at all.
+    let never = [("quiet", None)];
+    let started = Period {
+        expected: &never,
+        ..period(&seen, &["quiet"], 2_700, 0)
+    };
+    assert!(
+        !first
+            .record_period("a", 2, &started, false)
+            .await
+            .expect("asked"),
+        "recorded since the start looked"
+    );
+    let quiet_filter = EventFilter {
+        cluster: Some("quiet".into()),
+        ..EventFilter::default()
+    };
+    assert!(
+        first
+            .read(&quiet_filter, 10)
+            .await
+            .expect("read")
+            .is_empty()
+    );
+    first.release_lease("a").await.expect("released");
     a_period_and_a_takeover_never_both_happen(first, second).await;
 }
 
@@ -301,6 +360,7 @@ async fn a_period_and_a_takeover_never_both_happen(first: &JournalStore, second:
         at: 3_000,
         samples: &[],
         since: 0,
+        expected: &[],
     };
     let filter = EventFilter {
         cluster: Some("burst".into()),
@@ -346,10 +406,18 @@ async fn an_sqlite_journal_keeps_what_is_written_and_is_created_on_first_use() {
         .await
         .expect("a second console on the file");
     one_holder_at_a_time(&again, &other).await;
-    assert!(
-        !Presence::default().hold(&again).await,
-        "SQLite has no sessions: its lease alone hands over"
-    );
+
+    // The recording console's lock: on a file beside the journal, which
+    // one console holds at a time, free as soon as it lets go (or its
+    // process ends).
+    let (mut first, mut second) = (Presence::default(), Presence::default());
+    assert!(first.hold(&again).await);
+    assert!(!second.hold(&other).await, "one console holds it");
+    assert!(first.hold(&again).await, "kept");
+    first.let_go();
+    assert!(second.hold(&other).await, "free once let go");
+    second.let_go();
+    the_lease_is_taken_over_only_from_a_holder_whose_lock_is_gone(&again, &other).await;
 }
 
 #[tokio::test]
@@ -396,6 +464,7 @@ async fn the_lease_is_taken_over_only_from_a_holder_whose_lock_is_gone(
         at: 4_000,
         samples: &[],
         since: 0,
+        expected: &[],
     };
     // a records without the lock (it has not got it yet): b, finding the
     // lock free, must not take a live recorder's lease.

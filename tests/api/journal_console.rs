@@ -67,7 +67,7 @@ pub(crate) async fn set_state_upstream(simulator: &Process, node: &str, state: &
 }
 
 /// Asks the console to cordon `node`, with `reason`, as its dialog does.
-async fn cordon(console: &Process, node: &str, reason: &str) -> reqwest::Response {
+pub(crate) async fn cordon(console: &Process, node: &str, reason: &str) -> reqwest::Response {
     http()
         .post(format!("{}/api/set_node_state", console.url))
         .form(&[
@@ -625,6 +625,47 @@ async fn a_console_killed_while_it_writes_leaves_a_journal_that_opens() {
     );
 }
 
+/// A console killed and started again on its SQLite journal records at
+/// once: the lock it held on a file beside the journal went with its
+/// process, so the new one takes the lease over instead of waiting for it
+/// to lapse (three periods, here a minute).
+#[tokio::test]
+async fn a_console_killed_and_started_again_on_sqlite_records_at_once() {
+    let simulator = Process::simulator().await;
+    let dir = TempDir::new("journal-restart");
+    let data = dir.0.display().to_string();
+    let args = [
+        "--admin-api",
+        &simulator.url,
+        "--refresh-seconds",
+        "20",
+        "--log",
+        "warn",
+        "--data-dir",
+        &data,
+    ];
+    let store = JournalStore::open(&sqlite_url(&dir.0))
+        .await
+        .expect("opens");
+    let console = Process::start(&args).await;
+    until("recording has started", async || {
+        (count(&store, EventKind::RecordingStarted).await == 1).then_some(())
+    })
+    .await;
+    drop(console); // SIGKILL
+    let killed = std::time::Instant::now();
+    let _console = Process::start(&args).await;
+    until("recording has started again", async || {
+        (count(&store, EventKind::RecordingStarted).await == 2).then_some(())
+    })
+    .await;
+    assert!(
+        killed.elapsed() < Duration::from_secs(20),
+        "records again {} s after the kill; its lease held a minute",
+        killed.elapsed().as_secs()
+    );
+}
+
 /// `/readyz`'s text once it says the journal is not written; its status
 /// stays 200 throughout, for the live views need no journal.
 pub(crate) async fn not_written(console: &Process) -> String {
@@ -849,6 +890,23 @@ async fn the_events_page_filters_pages_and_says_what_it_cannot_read() {
         "{}",
         crafted.text("main")
     );
+    // A typo is said, not taken for "everything".
+    let typo = Page::parse(
+        &fetch_page(
+            &console.root,
+            "/events?kind=node_sate&nod=gpu-1&before=abc&%3Cb%3E=%3Cscript%3E",
+        )
+        .await,
+    );
+    let said = typo.text("main");
+    for expected in [
+        "kind=\"node_sate\" is not a kind of record",
+        "nod=\"gpu-1\" is not something this page filters by",
+        "before=\"abc\" is not a record's number",
+        "<b>=\"<script>\" is not something",
+    ] {
+        assert!(said.contains(expected), "{expected}: {said}");
+    }
     let huge = http()
         .get(format!("{}/events?node={}", console.url, "x".repeat(4_000)))
         .send()

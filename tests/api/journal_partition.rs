@@ -2,7 +2,9 @@
 //! and the database cut: in the middle of its write, between two periods,
 //! or after a COMMIT whose answer is then lost. The other console takes
 //! over, the cut-off one says its journal is not written, and once the
-//! network heals nothing is recorded twice.
+//! network heals nothing is recorded twice. And a network that drops
+//! what is sent over it, where only the database's keepalives end the
+//! cut-off console's session.
 
 use std::time::{Duration, Instant};
 
@@ -11,9 +13,10 @@ use app::server::journal::JournalStore;
 
 use crate::databases::Postgres;
 use crate::journal_console::{
-    console_args, count, journal_written_again, nodes_in, not_written, of_node, set_state_upstream,
-    until, until_within,
+    console_args, cordon, count, journal_written_again, nodes_in, not_written, of_node,
+    set_state_upstream, until, until_within,
 };
+use crate::netns::Network;
 use crate::partition::Partition;
 use crate::process::Process;
 
@@ -232,4 +235,207 @@ async fn a_write_committed_whose_answer_was_lost_is_not_written_again() {
         console.stop().contains("not written again"),
         "the console found its write"
     );
+}
+
+/// The recording console's database session ended (by an operator, or
+/// a pooler's idle timeout) while the console lives: the other takes the
+/// lease over, records a change and stops, letting the lease go, all
+/// between two of the first console's periods. The first then finds the
+/// lease free and takes it as if it had never lost it; what it saw
+/// meanwhile is the change the other recorded, and is not written again.
+#[tokio::test]
+async fn a_lease_taken_over_and_given_back_between_two_periods_writes_nothing_twice() {
+    let server = Postgres::start().await;
+    let simulator = Process::simulator().await;
+    let store = JournalStore::open(&server.url)
+        .await
+        .expect("the database answers");
+    // Half a minute between the first console's periods, one second
+    // between the other's.
+    let first = Process::start(&[
+        "--admin-api",
+        &simulator.url,
+        "--refresh-seconds",
+        "30",
+        "--log",
+        "warn",
+        "--database",
+        &server.url,
+    ])
+    .await;
+    until("the first console records", async || {
+        (count(&store, EventKind::RecordingStarted).await == 1).then_some(())
+    })
+    .await;
+    let mut other = Process::start(&console_args(&simulator, ["--database", &server.url])).await;
+    let cluster = "default";
+    let written_at = store.recorded_until(cluster).await.expect("reads");
+    until_within(
+        Duration::from_secs(40),
+        "the first console writes a period",
+        async || (store.recorded_until(cluster).await.ok()? != written_at).then_some(()),
+    )
+    .await;
+    let its_period = Instant::now();
+
+    // The session holding the first console's lock, ended.
+    let ended = server.ask(
+        "SELECT COUNT(pg_terminate_backend(pid)) FROM pg_locks \
+         WHERE locktype = 'advisory' AND granted AND objid = 2003985763",
+    );
+    assert_eq!(ended, "1", "the first console's session held the lock");
+    until("the other console takes over", async || {
+        let (leasing, _) = store.lease().await.ok().flatten()?;
+        let started = count(&store, EventKind::RecordingStarted).await;
+        (leasing.starts_with(&holder(&other)) && started == 2).then_some(())
+    })
+    .await;
+    // Seen by both: by the other as it records, by the first at its next
+    // period, as a change since its last.
+    let ready = nodes_in(&simulator, "ready").await;
+    set_state_upstream(&simulator, &ready[0], "cordoned").await;
+    until("the change is recorded", async || {
+        (!of_node(&store, &ready[0]).await.is_empty()).then_some(())
+    })
+    .await;
+    assert!(other.terminate_within(Duration::from_secs(10)), "stops");
+    assert_eq!(store.lease().await.expect("reads"), None, "let go");
+    // All of it between two of the first console's periods, or this tests
+    // nothing (the first would have found the lease another's).
+    assert!(
+        its_period.elapsed() < Duration::from_secs(25),
+        "taken over, used and let go within {} s of the first's period",
+        its_period.elapsed().as_secs()
+    );
+
+    until_within(
+        Duration::from_secs(70),
+        "the first console records again",
+        async || {
+            let last = store.last_write(cluster).await.ok()??;
+            last.by?.starts_with(&holder(&first)).then_some(())
+        },
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let events = of_node(&store, &ready[0]).await;
+    assert_eq!(events.len(), 1, "recorded once: {events:?}");
+}
+
+/// A batch of attempts committed whose answer is lost on the way: found
+/// in the journal once the network heals, and not written again.
+#[tokio::test]
+async fn attempts_committed_whose_answer_was_lost_are_not_written_again() {
+    let setting = Setting::new().await;
+    let (net, simulator, store) = (&setting.net, &setting.simulator, &setting.store);
+    let through = format!("postgres://postgres@127.0.0.1:{}/postgres", net.port);
+    let console = Process::start(&console_args(simulator, ["--database", &through])).await;
+    until("the console records", async || {
+        (count(store, EventKind::RecordingStarted).await == 1).then_some(())
+    })
+    .await;
+
+    let ready = nodes_in(simulator, "ready").await;
+    net.cut_after(b"set_node_state", b"COMMIT");
+    let answer = cordon(&console, &ready[0], "attempts once").await;
+    assert!(answer.status().is_success(), "{}", answer.status());
+    let attempts = async || {
+        of_node(store, &ready[0])
+            .await
+            .into_iter()
+            .filter(|e| e.kind == EventKind::Attempt)
+            .collect::<Vec<_>>()
+    };
+    until("the attempts' batch is committed", async || {
+        (net.is_cut() && !attempts().await.is_empty()).then_some(())
+    })
+    .await;
+    not_written(&console).await;
+
+    net.heal();
+    journal_written_again(&console).await;
+    until("every attempt is written", async || {
+        attempts()
+            .await
+            .iter()
+            .any(|e| e.after.as_deref() == Some("done"))
+            .then_some(())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let written = attempts().await;
+    assert_eq!(written.len(), 2, "sent and done, once each: {written:?}");
+    assert!(
+        console
+            .stop()
+            .contains("attempts whose answer was lost had been written"),
+        "the console found its batch"
+    );
+}
+
+/// The network to the recording console dropped for good, packets lost
+/// and nothing refused: the database's keepalives go unanswered, it ends
+/// the console's session and with it the lock that session held, and the
+/// other console takes over then, long before the lease would lapse.
+#[tokio::test]
+async fn a_console_whose_packets_are_lost_is_replaced_once_keepalives_give_up() {
+    let network = Network::new();
+    let server = Postgres::start_in(&network).await;
+    let simulator = Process::simulator().await;
+    let store = JournalStore::open(&server.url)
+        .await
+        .expect("the database answers");
+    // A period of a minute, so a lease of three: only the end of its
+    // session lets another console take over within a minute.
+    let through = server.url_at(&network.links[0].server);
+    let cut_off = Process::start(&[
+        "--admin-api",
+        &simulator.url,
+        "--refresh-seconds",
+        "60",
+        "--log",
+        "warn",
+        "--database",
+        &through,
+    ])
+    .await;
+    until("the first console records", async || {
+        (count(&store, EventKind::RecordingStarted).await == 1).then_some(())
+    })
+    .await;
+    let other = Process::start(&console_args(&simulator, ["--database", &server.url])).await;
+    let (leasing, expires) = store.lease().await.expect("reads").expect("held");
+    assert!(leasing.starts_with(&holder(&cut_off)));
+
+    network.cut(0);
+    let cut_at = Instant::now();
+    until_within(
+        Duration::from_secs(100),
+        "the other console takes over",
+        async || {
+            let (leasing, _) = store.lease().await.ok().flatten()?;
+            let started = count(&store, EventKind::RecordingStarted).await;
+            (leasing.starts_with(&holder(&other)) && started == 2).then_some(())
+        },
+    )
+    .await;
+    let taken_over = cut_at.elapsed();
+    let now: i64 = server
+        .ask("SELECT CAST(EXTRACT(EPOCH FROM now()) AS BIGINT)")
+        .parse()
+        .expect("a number");
+    assert!(
+        now < expires && taken_over < Duration::from_secs(60),
+        "taken over {} s after the cut, {} s before the lease lapsed",
+        taken_over.as_secs(),
+        expires - now
+    );
+
+    // The other records what changes.
+    let ready = nodes_in(&simulator, "ready").await;
+    set_state_upstream(&simulator, &ready[0], "cordoned").await;
+    until("the change is recorded", async || {
+        (!of_node(&store, &ready[0]).await.is_empty()).then_some(())
+    })
+    .await;
 }

@@ -4,6 +4,7 @@
 mod databases;
 mod helpers;
 mod html;
+mod netns;
 mod partition;
 mod process;
 

@@ -14,8 +14,9 @@ use crate::audit_record::{AuditRecord, Outcome};
 use crate::journal_record::{EventKind, JournalEvent};
 
 /// Attempts waiting for the database, at most: a flood of refusals from a
-/// hostile page, or a long outage, costs this much memory and no more; the
-/// oldest go first, and how many went is logged.
+/// hostile page, or a long outage, costs this much memory and no more
+/// (besides the one batch the recorder holds to send again, as large);
+/// the oldest go first, and how many went is logged.
 pub const WAITING_LIMIT: usize = 10_000;
 
 /// The attempts not yet in the journal. Takes nothing until a journal is
@@ -53,18 +54,6 @@ impl AttemptQueue {
         // Taken whole, not drained: a burst's capacity is not kept.
         let mut waiting = self.waiting.lock().unwrap_or_else(PoisonError::into_inner);
         std::mem::take(&mut *waiting).into()
-    }
-
-    /// Puts back what could not be written, ahead of what came since.
-    pub fn put_back(&self, events: Vec<JournalEvent>) {
-        let mut waiting = self.waiting.lock().unwrap_or_else(PoisonError::into_inner);
-        let newer: Vec<JournalEvent> = waiting.drain(..).collect();
-        waiting.extend(events);
-        waiting.extend(newer);
-        while waiting.len() > WAITING_LIMIT {
-            waiting.pop_front();
-            self.dropped.fetch_add(1, Ordering::Relaxed);
-        }
     }
 
     /// How many were dropped since the last call.
@@ -173,14 +162,5 @@ mod tests {
         let taken = queue.take();
         assert_eq!(taken.len(), WAITING_LIMIT);
         assert_eq!(taken[0].at, 5, "the oldest went first");
-        queue.push(100_000, &record);
-        queue.put_back(taken);
-        let again = queue.take();
-        assert_eq!(again.len(), WAITING_LIMIT);
-        assert_eq!(
-            again.last().map(|e| e.at),
-            Some(100_000),
-            "the newest stays last"
-        );
     }
 }

@@ -8,16 +8,19 @@
 //! lives ([`Presence`]) and says so in the `recorder` table: when it dies,
 //! the database lets the lock go at once, and the console that gets it
 //! next takes over at its next period instead of waiting for the lease to
-//! lapse. Getting the lock proves only that nobody holds it now, so the
-//! lease is taken over only from the console recorded as its last holder.
+//! lapse. On SQLite the lock is on a file beside the journal's,
+//! which the system frees when the process ends, however it ends: a
+//! console killed and started again records at once. Getting the lock
+//! proves only that nobody holds it now, so the lease is taken over only
+//! from the console recorded as its last holder.
 
 use std::time::Duration;
 
 use sqlx::{AnyConnection, Executor, Row};
 
 use super::store::{
-    ANSWER_WITHIN, Backend, JournalStore, StoreError, answered, insert_events, mark_recorded_on,
-    writing,
+    ANSWER_WITHIN, Backend, JournalStore, LastWrite, StoreError, answered, insert_events,
+    mark_recorded_on, now, writing,
 };
 use super::trends::insert_sample;
 use crate::journal_record::JournalEvent;
@@ -44,6 +47,13 @@ pub struct Period<'a> {
     /// recorded in between, what this one saw meanwhile may be in that
     /// record too.
     pub since: i64,
+    /// Each cluster's last write as these records expect to find it (this
+    /// console's own last, or the one found when it started recording the
+    /// cluster; `None`: none at all): checked at every period, and nothing
+    /// is written unless each is still the last. A lease that looks
+    /// unbroken may not have been: another console can have taken it over,
+    /// recorded and let it go between two of this one's periods.
+    pub expected: &'a [(&'a str, Option<LastWrite>)],
 }
 
 impl JournalStore {
@@ -71,18 +81,26 @@ impl JournalStore {
         period: &Period<'_>,
         present: bool,
     ) -> Result<bool, StoreError> {
-        let within = writing(period.events.len());
-        self.written(within, async move {
-            let mut tx = self.begin_write(Some(within)).await?;
-            // The write first (see `begin_write`): on SQLite the write
+        self.write(writing(period.events.len()), async move |mut tx| {
+            // The write first (see `write`): on SQLite the write
             // lock, and on PostgreSQL the lease's row, which then stays as
             // read next until the end.
             sqlx::query("UPDATE recorder SET expires = expires WHERE name = 'journal'")
                 .execute(&mut *tx)
                 .await?;
             let unbroken = holds_unlapsed(&mut tx, self.backend(), holder).await?;
+            let mine = Some(LastWrite {
+                until: period.since,
+                by: Some(holder.to_string()),
+            });
+            let every: Vec<(&str, Option<LastWrite>)> = if unbroken {
+                Vec::new()
+            } else {
+                period.clusters.iter().map(|c| (*c, mine.clone())).collect()
+            };
             if !take(&mut tx, self.backend(), holder, seconds).await?
-                || (!unbroken && written_since(&mut tx, holder, period).await?)
+                || written_since(&mut tx, period.expected).await?
+                || written_since(&mut tx, &every).await?
             {
                 tx.rollback().await?;
                 return Ok(false);
@@ -112,20 +130,25 @@ impl JournalStore {
     /// last said it held that lock: its session is then over. Says whether
     /// it took it. A holder that never had the lock (it took the lease
     /// while another session still held the lock, or has not got it yet)
-    /// keeps the lease. PostgreSQL only: SQLite has no lock to outlive.
+    /// keeps the lease.
     pub async fn take_lease_over(&self, holder: &str, seconds: i64) -> Result<bool, StoreError> {
-        answered(ANSWER_WITHIN, async move {
-            if self.backend() != Backend::Postgres {
-                return Ok(false);
-            }
-            let mut tx = self.pool().begin().await?;
-            // In the order `record_period` takes them: no deadlock.
-            let holders = sqlx::query(
+        self.write(ANSWER_WITHIN, async move |mut tx| {
+            // In the order `record_period` takes them: no deadlock. On
+            // SQLite a write first, for the write lock (see `write`).
+            let locked = match self.backend() {
+                Backend::Postgres => "FOR UPDATE",
+                Backend::Sqlite => {
+                    sqlx::query("UPDATE recorder SET expires = expires WHERE name = 'journal'")
+                        .execute(&mut *tx)
+                        .await?;
+                    ""
+                }
+            };
+            let sql = format!(
                 "SELECT name, holder FROM recorder WHERE name IN ('journal', 'presence')
-             ORDER BY name FOR UPDATE",
-            )
-            .fetch_all(&mut *tx)
-            .await?;
+                 ORDER BY name {locked}"
+            );
+            let holders = sqlx::query(&sql).fetch_all(&mut *tx).await?;
             let of = |name: &str| {
                 holders.iter().find_map(|r| {
                     (r.try_get::<String, _>(0).ok()? == name)
@@ -177,14 +200,6 @@ impl JournalStore {
     }
 }
 
-/// The database's clock, in whole seconds since 1970.
-fn now(backend: Backend) -> &'static str {
-    match backend {
-        Backend::Sqlite => "CAST(strftime('%s', 'now') AS BIGINT)",
-        Backend::Postgres => "CAST(EXTRACT(EPOCH FROM now()) AS BIGINT)",
-    }
-}
-
 /// Whether `holder` holds the lease and it has not lapsed.
 async fn holds_unlapsed(
     conn: &mut AnyConnection,
@@ -202,31 +217,42 @@ async fn holds_unlapsed(
     }))
 }
 
-/// Whether any of `period`'s clusters was recorded since `holder` last
-/// wrote it (`period.since`): by another console, or by none when this one
-/// never did. Who wrote last and at exactly what time, not whose time is
-/// later, so that the consoles' clocks need not agree.
+/// Whether the last write of any of `clusters` is not the one given with
+/// it (`None`: none at all): another console recorded it since. Who wrote
+/// last and at exactly what time, not whose time is later, so that the
+/// consoles' clocks need not agree.
 async fn written_since(
     conn: &mut AnyConnection,
-    holder: &str,
-    period: &Period<'_>,
+    clusters: &[(&str, Option<LastWrite>)],
 ) -> Result<bool, StoreError> {
-    if period.clusters.is_empty() {
+    if clusters.is_empty() {
         return Ok(false);
     }
-    let params: Vec<String> = (3..period.clusters.len() + 3)
-        .map(|i| format!("${i}"))
+    let mut n = 0;
+    let mut next = || {
+        n += 1;
+        format!("${n}")
+    };
+    let each: Vec<String> = clusters
+        .iter()
+        .map(|(_, last)| match last {
+            Some(_) => format!(
+                "(cluster = {} AND NOT (until_at = {} AND COALESCE(recorded_by, '') = {}))",
+                next(),
+                next(),
+                next()
+            ),
+            None => format!("cluster = {}", next()),
+        })
         .collect();
-    let sql = format!(
-        "SELECT COUNT(*) FROM recorded WHERE cluster IN ({})
-         AND NOT (until_at = $1 AND COALESCE(recorded_by, '') = $2)",
-        params.join(", ")
-    );
-    let mut query = sqlx::query(&sql)
-        .bind(period.since)
-        .bind(holder.to_string());
-    for cluster in period.clusters {
+    let sql = format!("SELECT COUNT(*) FROM recorded WHERE {}", each.join(" OR "));
+    let mut query = sqlx::query(&sql);
+    for (cluster, last) in clusters {
         query = query.bind(cluster.to_string());
+        if let Some(last) = last {
+            let by = last.by.clone().unwrap_or_default();
+            query = query.bind(last.until).bind(by);
+        }
     }
     let row = query.fetch_one(&mut *conn).await?;
     Ok(row.try_get::<i64, _>(0)? > 0)
@@ -258,13 +284,15 @@ async fn take(
 }
 
 /// The recording console's session lock on PostgreSQL, on a connection of
-/// its own. Held by the console that records; tried each period by the
-/// others, and taken by one of them only once the recording console's
-/// session is over (it died, or the database dropped it). SQLite has no
-/// sessions to outlive: there the lease's lapse alone hands over.
+/// its own; on SQLite a lock on a file beside the journal's
+/// ([`JournalStore::lock_file`]). Held by the console that records; tried
+/// each period by the others, and taken by one of them only once the
+/// recording console's session is over (it died, or the database dropped
+/// it), or on SQLite its process.
 #[derive(Default)]
 pub struct Presence {
     conn: Option<AnyConnection>,
+    file: Option<std::fs::File>,
     held: bool,
 }
 
@@ -278,7 +306,8 @@ impl Presence {
     /// lock are gone with it) and the lock asked for anew.
     pub async fn hold(&mut self, store: &JournalStore) -> bool {
         if store.backend() != Backend::Postgres {
-            return false;
+            self.held = self.hold_file(store);
+            return self.held;
         }
         if self.held {
             let alive = match self.conn.as_mut() {
@@ -325,10 +354,41 @@ impl Presence {
         Ok(row.try_get::<bool, _>(0)?)
     }
 
+    /// SQLite's lock: on a file the system lets go of when the process
+    /// ends, however it ends (unlike a row, which outlives it).
+    fn hold_file(&mut self, store: &JournalStore) -> bool {
+        if self.file.is_some() {
+            return true;
+        }
+        let Some(path) = store.lock_file() else {
+            return false;
+        };
+        // Made if missing; one that is there but not writable (left by
+        // another user) is locked all the same, as locking needs no write.
+        let opened = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)
+            .or_else(|_| std::fs::File::open(path));
+        match opened.map(|file| file.try_lock().map(|()| file)) {
+            Ok(Ok(file)) => {
+                self.file = Some(file);
+                true
+            }
+            Ok(Err(_)) => false,
+            Err(e) => {
+                tracing::debug!(error = %e, path = %path.display(), "the journal's lock file could not be opened");
+                false
+            }
+        }
+    }
+
     /// Gives the lock up, by ending its session: for a console that no
     /// longer records, so that the one that does can take it.
     pub fn let_go(&mut self) {
         self.conn = None;
+        self.file = None;
         self.held = false;
     }
 }

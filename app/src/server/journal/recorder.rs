@@ -15,7 +15,7 @@ use std::time::Duration;
 use super::lease::{Period, Presence};
 use super::shared::Journal;
 use super::since::{BRIDGED_GAP, RESUMED};
-use super::store::{JournalStore, StoreError};
+use super::store::{JournalStore, LastWrite, StoreError};
 use super::transitions::{Reading, ToFind, between, found, gone_unseen};
 use super::trends;
 use crate::format::ModelStatus;
@@ -77,6 +77,11 @@ struct Followed {
     started_at: i64,
     /// The last period this console wrote of it.
     recorded_at: i64,
+    /// The record's last write of it as this console's waiting records
+    /// of it expect to find it, or they are not written: this console's
+    /// own last write, or the one found when recording of it started
+    /// (`Some(None)`: none). `None` when the database did not say.
+    expect: Option<Option<LastWrite>>,
     /// When the wall's figures were last kept for the trends.
     sampled_at: i64,
 }
@@ -99,6 +104,12 @@ struct Round {
     /// its time): its `at`, and how many of `pending`, the oldest, it held.
     /// It may have been committed all the same.
     unanswered: Option<(i64, usize)>,
+    /// This console's batches of attempts: the number of the last.
+    batches: i64,
+    /// A batch of attempts not written, or whose answer did not come: its
+    /// number and its attempts, sent again under that number (so that
+    /// one the database had committed is not written twice).
+    attempts_unanswered: Option<(i64, Vec<JournalEvent>)>,
 }
 
 impl Round {
@@ -126,10 +137,31 @@ impl Round {
             .collect()
     }
 
+    /// Each cluster's last write as its waiting records expect to find
+    /// it, where that is known (see [`Followed::expect`]).
+    fn expected(&self) -> Vec<(&str, Option<LastWrite>)> {
+        self.followed
+            .iter()
+            .filter_map(|f| Some((f.cluster.tag.id.as_str(), f.expect.clone()?)))
+            .collect()
+    }
+
+    /// Every cluster written by `holder` up to `at`.
+    fn written(&mut self, holder: &str, at: i64) {
+        for f in &mut self.followed {
+            f.recorded_at = at;
+            f.expect = Some(Some(LastWrite {
+                until: at,
+                by: Some(holder.to_string()),
+            }));
+        }
+    }
+
     /// What waits, as a period of `clusters` (these ids) up to `at`.
     fn period<'a>(
         &'a self,
         clusters: &'a [&'a str],
+        expected: &'a [(&'a str, Option<LastWrite>)],
         at: i64,
         samples: &'a [(String, crate::wall::Sample)],
     ) -> Period<'a> {
@@ -139,6 +171,7 @@ impl Round {
             at,
             samples,
             since: self.since(),
+            expected,
         }
     }
 
@@ -169,6 +202,7 @@ impl Recorder {
                     resumed: false,
                     started_at: 0,
                     recorded_at: 0,
+                    expect: None,
                     sampled_at: 0,
                 })
                 .collect(),
@@ -179,6 +213,8 @@ impl Recorder {
             pruned_at: None,
             lease: (period * 3).max(Duration::from_secs(10)).as_secs() as i64,
             unanswered: None,
+            batches: 0,
+            attempts_unanswered: None,
         };
         let mut tick = tokio::time::interval(period);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -187,11 +223,11 @@ impl Recorder {
                 _ = tick.tick() => {}
                 () = self.audit.journal.arrived() => {
                     tokio::time::sleep(ATTEMPTS_GATHER).await;
-                    self.write_attempts(&store).await;
+                    self.write_attempts(&store, &mut round).await;
                     continue;
                 }
                 () = self.stop.notified() => {
-                    self.write_attempts(&store).await;
+                    self.write_attempts(&store, &mut round).await;
                     if round.leading {
                         self.let_go(&store, &mut round).await;
                     }
@@ -208,7 +244,7 @@ impl Recorder {
         // The period's own cost, its reads of llmgw apart: what
         // `/metrics` says recording takes.
         let started = std::time::Instant::now();
-        self.write_attempts(store).await;
+        self.write_attempts(store, round).await;
         self.follow(store).await;
         self.renew_lease(store, round).await;
         let at = unix_now() as i64;
@@ -326,7 +362,8 @@ impl Recorder {
                 match &f.last {
                     Some(last) => pending.extend(between(cluster, last, &read, at)),
                     None => {
-                        let start = self.started(store, cluster, at).await;
+                        let (start, found) = self.started(store, cluster, at).await;
+                        f.expect = found;
                         f.resumed = start.detail.as_deref() == Some(RESUMED);
                         f.to_find = ToFind::ALL;
                         f.started_at = at;
@@ -370,7 +407,8 @@ impl Recorder {
         }
         let asked = unix_now() as i64;
         let ids = round.cluster_ids();
-        let period = round.period(&ids, at, samples);
+        let expected = round.expected();
+        let period = round.period(&ids, &expected, at, samples);
         let written = store
             .record_period(&self.holder, round.lease, &period, round.presence.held())
             .await;
@@ -378,9 +416,7 @@ impl Recorder {
             Ok(true) => {
                 self.journal.set(Ok(()));
                 round.valid_until = asked + round.lease;
-                for f in &mut round.followed {
-                    f.recorded_at = at;
-                }
+                round.written(&self.holder, at);
                 round.pending.clear();
                 // The pages' "since when" at once, not a period later.
                 self.follow(store).await;
@@ -422,9 +458,7 @@ impl Recorder {
                     "a journal write whose answer was lost had been committed; not written again"
                 );
                 round.pending.drain(..held.min(round.pending.len()));
-                for f in &mut round.followed {
-                    f.recorded_at = at;
-                }
+                round.written(&self.holder, at);
                 true
             }
             Ok(_) => true,
@@ -481,17 +515,18 @@ impl Recorder {
 
     /// The lease is this console's again after it lapsed while the database
     /// did not answer. Of a cluster another console recorded meanwhile,
-    /// what this one saw after its lease ran out may be in that record
-    /// too: dropped, and recording of it starts again. Of one nobody
-    /// recorded, everything waiting is written.
+    /// anything this one saw and has not written may be in that record
+    /// too (another takes over before the lease lapses once the database
+    /// has ended this one's session): dropped, and recording of it starts
+    /// again. Of one nobody recorded, everything waiting is written.
     async fn regained(&self, store: &JournalStore, round: &mut Round) {
         // A write whose answer was lost may be the last write found: this
         // console's own, not another's. Settled first; one the database
-        // cannot settle now is settled before the next write. What it held
-        // stays the oldest records: they were seen before the lease
-        // lapsed, and only those seen after it are dropped below.
+        // cannot settle now is settled before the next write, and what it
+        // held stays (the oldest records), to be dropped or written then.
         self.settle_unanswered(store, round).await;
-        let (pending, valid_until) = (&mut round.pending, round.valid_until);
+        let held = round.unanswered.map_or(0, |(_, held)| held);
+        let pending = &mut round.pending;
         for f in &mut round.followed {
             let cluster = f.cluster.tag.id.as_str();
             // A database that does not say is taken to say another did:
@@ -504,7 +539,11 @@ impl Recorder {
                 continue;
             }
             let before = pending.len();
-            pending.retain(|e| e.cluster != cluster || e.at <= valid_until);
+            let mut seen = 0;
+            pending.retain(|e| {
+                seen += 1;
+                seen <= held || e.cluster != cluster
+            });
             tracing::warn!(
                 cluster,
                 dropped = before - pending.len(),
@@ -521,7 +560,8 @@ impl Recorder {
             return;
         }
         let ids = round.cluster_ids();
-        let period = round.period(&ids, unix_now() as i64, &[]);
+        let expected = round.expected();
+        let period = round.period(&ids, &expected, unix_now() as i64, &[]);
         // Renewed for no time: it is let go right after.
         match store.record_period(&self.holder, 0, &period, false).await {
             Ok(true) => round.pending.clear(),
@@ -575,19 +615,28 @@ impl Recorder {
 
     /// The record that recording of `cluster` starts (again) at `at`;
     /// `before` says until when it was recorded last, so that a short gap
-    /// (a restart, an upgrade) is told from a long one.
-    async fn started(&self, store: &JournalStore, cluster: &str, at: i64) -> JournalEvent {
+    /// (a restart, an upgrade) is told from a long one. With it, the
+    /// record's last write of it as found (`None`: the database did not
+    /// say).
+    async fn started(
+        &self,
+        store: &JournalStore,
+        cluster: &str,
+        at: i64,
+    ) -> (JournalEvent, Option<Option<LastWrite>>) {
         let event = JournalEvent::new(at, cluster, EventKind::RecordingStarted);
-        match store.recorded_until(cluster).await {
-            Ok(Some(until)) => {
-                let bridged = at - until <= BRIDGED_GAP;
-                JournalEvent {
-                    before: Some(until.to_string()),
+        match store.last_write(cluster).await {
+            Ok(Some(last)) => {
+                let bridged = at - last.until <= BRIDGED_GAP;
+                let event = JournalEvent {
+                    before: Some(last.until.to_string()),
                     ..event
                 }
-                .detail(if bridged { RESUMED } else { "" })
+                .detail(if bridged { RESUMED } else { "" });
+                (event, Some(Some(last)))
             }
-            _ => event,
+            Ok(None) => (event, Some(None)),
+            Err(_) => (event, None),
         }
     }
 
@@ -615,8 +664,10 @@ impl Recorder {
     }
 
     /// This console's attempts, every one of them whoever records
-    /// transitions; kept for the next try when the database fails.
-    async fn write_attempts(&self, store: &JournalStore) {
+    /// transitions. A batch the database did not take, or whose answer
+    /// was lost, is sent again first, under its number: written all the
+    /// same, it is not written twice.
+    async fn write_attempts(&self, store: &JournalStore, round: &mut Round) {
         let queue = &self.audit.journal;
         let dropped = queue.take_dropped();
         if dropped > 0 {
@@ -625,14 +676,32 @@ impl Recorder {
                 "attempts not written to the journal: too many waited for its database"
             );
         }
+        if let Some((batch, held)) = round.attempts_unanswered.take() {
+            match store.append_attempts(&self.holder, batch, &held).await {
+                Ok(true) => {}
+                Ok(false) => tracing::warn!(
+                    attempts = held.len(),
+                    "a batch of attempts whose answer was lost had been written; not written again"
+                ),
+                Err(e) => {
+                    self.journal.set(Err(&e));
+                    round.attempts_unanswered = Some((batch, held));
+                    return;
+                }
+            }
+            self.journal.set(Ok(()));
+        }
         let attempts = queue.take();
         if attempts.is_empty() {
             return;
         }
-        let written = store.append(&attempts).await;
+        round.batches += 1;
+        let written = store
+            .append_attempts(&self.holder, round.batches, &attempts)
+            .await;
         self.journal.set(written.as_ref().map(|_| ()));
         if written.is_err() {
-            queue.put_back(attempts);
+            round.attempts_unanswered = Some((round.batches, attempts));
         }
     }
 
@@ -737,6 +806,7 @@ mod tests {
                 resumed: false,
                 started_at: 0,
                 recorded_at: 0,
+                expect: None,
                 sampled_at: 0,
             }],
             pending: (0..pending)
@@ -748,6 +818,8 @@ mod tests {
             pruned_at: None,
             lease: 10,
             unanswered: None,
+            batches: 0,
+            attempts_unanswered: None,
         }
     }
 

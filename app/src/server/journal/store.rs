@@ -115,6 +115,8 @@ impl LastWrite {
 pub struct JournalStore {
     pool: AnyPool,
     backend: Backend,
+    /// Beside an SQLite journal, the file the recording console locks.
+    lock_file: Option<std::path::PathBuf>,
 }
 
 impl JournalStore {
@@ -149,7 +151,7 @@ impl JournalStore {
                         // silence, and its session, with the presence lock,
                         // once keepalives go unanswered (about 25 s).
                         // A statement past its time is ended by the server
-                        // as the console gives up on it (see `begin_write`).
+                        // as the console gives up on it (see `write`).
                         let statements = format!(
                             "SET statement_timeout = '{}'",
                             statement_timeout(Some(ANSWER_WITHIN))
@@ -181,7 +183,15 @@ impl JournalStore {
             .connect(url)
             .await
             .map_err(|e| StoreError(format!("{}: {e}", redacted(url))))?;
-        let store = Self { pool, backend };
+        let lock_file = match backend {
+            Backend::Sqlite => sqlite_path(url).map(|p| format!("{p}-recorder.lock").into()),
+            Backend::Postgres => None,
+        };
+        let store = Self {
+            pool,
+            backend,
+            lock_file,
+        };
         store.create_schema().await?;
         Ok(store)
     }
@@ -190,22 +200,42 @@ impl JournalStore {
         self.backend
     }
 
+    /// The file the recording console locks beside an SQLite journal
+    /// (see `lease::Presence`).
+    pub fn lock_file(&self) -> Option<&std::path::Path> {
+        self.lock_file.as_deref()
+    }
+
     pub(super) fn pool(&self) -> &AnyPool {
         &self.pool
     }
 
-    /// `op`, a write in a transaction of [`Self::begin_write`], as
-    /// [`answered`]. When it fails on SQLite its connection is closed, not
-    /// kept: on some failures (a full disk, an I/O error) SQLite ends the
-    /// transaction itself, the driver's ROLLBACK after it then fails, and
-    /// the driver would count the transaction open for good and refuse
-    /// every transaction after on that connection.
-    pub(super) async fn written<T>(
+    /// `op`, a write, given its transaction (to commit, or to drop, which
+    /// rolls it back), or an error once it has taken longer than `within`
+    /// (as [`answered`]). On PostgreSQL its statements may run as long
+    /// (the session's default is [`ANSWER_WITHIN`]: the writes given
+    /// longer than that). When it fails on SQLite its connection is
+    /// closed, not kept: on some failures (a full disk, an I/O error)
+    /// SQLite ends the transaction itself, the driver's ROLLBACK after it
+    /// then fails, and the driver would count the transaction open for
+    /// good and refuse every transaction after on that connection.
+    ///
+    /// `op`'s first statement must write: on SQLite a transaction that has
+    /// read cannot then start writing while another connection writes (it
+    /// fails at once, busy, instead of waiting its turn).
+    pub(super) async fn write<T, F>(
         &self,
         within: Duration,
-        op: impl Future<Output = Result<T, StoreError>>,
-    ) -> Result<T, StoreError> {
-        let result = answered(within, op).await;
+        op: impl FnOnce(sqlx::Transaction<'static, sqlx::Any>) -> F,
+    ) -> Result<T, StoreError>
+    where
+        F: Future<Output = Result<T, StoreError>>,
+    {
+        let result = answered(within, async {
+            let tx = self.begin(Some(within)).await?;
+            op(tx).await
+        })
+        .await;
         if result.is_err()
             && self.backend == Backend::Sqlite
             && let Ok(mut conn) = self.pool.acquire().await
@@ -215,13 +245,9 @@ impl JournalStore {
         result
     }
 
-    /// A transaction that writes. Its first statement must write: on
-    /// SQLite a transaction that has read cannot then start writing while
-    /// another connection writes (it fails at once, busy, instead of
-    /// waiting its turn). On PostgreSQL its statements may run for
-    /// `within` (none: no limit) instead of the session's
-    /// [`ANSWER_WITHIN`]: the writes given longer than that.
-    pub(super) async fn begin_write(
+    /// A transaction whose statements may run on PostgreSQL for `within`
+    /// (none: no limit).
+    async fn begin(
         &self,
         within: Option<Duration>,
     ) -> Result<sqlx::Transaction<'static, sqlx::Any>, StoreError> {
@@ -285,6 +311,15 @@ impl JournalStore {
                 PRIMARY KEY (cluster, at)
             )"
             .into(),
+            // How far each console's attempts are written, by the number
+            // of its last batch: a console whose write's answer was lost
+            // finds whether it went in, and does not write it again.
+            "CREATE TABLE IF NOT EXISTS attempts_written (
+                console TEXT PRIMARY KEY,
+                batch BIGINT NOT NULL,
+                at BIGINT NOT NULL
+            )"
+            .into(),
             "CREATE TABLE IF NOT EXISTS recorder (
                 name TEXT PRIMARY KEY,
                 holder TEXT NOT NULL,
@@ -300,7 +335,7 @@ impl JournalStore {
         // write).
         let mut tx = match self.backend {
             Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
-            Backend::Postgres => self.begin_write(None).await?,
+            Backend::Postgres => self.begin(None).await?,
         };
         if self.backend == Backend::Postgres {
             // PostgreSQL's `IF NOT EXISTS` is checked before the catalog is
@@ -329,15 +364,48 @@ impl JournalStore {
 
     /// Writes `events` in one transaction: all of them or none.
     pub async fn append(&self, events: &[JournalEvent]) -> Result<(), StoreError> {
-        self.written(writing(events.len()), async move {
-            if events.is_empty() {
-                return Ok(());
-            }
-            let within = writing(events.len());
-            let mut tx = self.begin_write(Some(within)).await?;
+        if events.is_empty() {
+            return Ok(());
+        }
+        self.write(writing(events.len()), async move |mut tx| {
             insert_events(&mut tx, self.backend, events).await?;
             tx.commit().await?;
             Ok(())
+        })
+        .await
+    }
+
+    /// Writes `attempts`, `console`'s batch numbered `batch` (numbers
+    /// rise), unless that batch is already in: a batch sent again after
+    /// its answer was lost is written once. Says whether it wrote them.
+    /// The number is written first, in the same transaction, so that a
+    /// first sending still being committed holds the second back until
+    /// it is, and the second then finds it.
+    pub async fn append_attempts(
+        &self,
+        console: &str,
+        batch: i64,
+        attempts: &[JournalEvent],
+    ) -> Result<bool, StoreError> {
+        self.write(writing(attempts.len()), async move |mut tx| {
+            let sql = format!(
+                "INSERT INTO attempts_written (console, batch, at) VALUES ($1, $2, {})
+                 ON CONFLICT (console) DO UPDATE SET batch = excluded.batch, at = excluded.at
+                 WHERE attempts_written.batch < excluded.batch",
+                now(self.backend)
+            );
+            let numbered = sqlx::query(&sql)
+                .bind(console.to_string())
+                .bind(batch)
+                .execute(&mut *tx)
+                .await?;
+            if numbered.rows_affected() == 0 {
+                tx.rollback().await?;
+                return Ok(false);
+            }
+            insert_events(&mut tx, self.backend, attempts).await?;
+            tx.commit().await?;
+            Ok(true)
         })
         .await
     }
@@ -470,11 +538,15 @@ impl JournalStore {
     /// Removes the records older than `before`, but for those the present
     /// is dated from (`latest`); says how many went.
     pub async fn prune(&self, before: i64) -> Result<u64, StoreError> {
-        self.written(PRUNE_WITHIN, async move {
-            let sql = "DELETE FROM journal WHERE at < $1 \
+        let sql = "DELETE FROM journal WHERE at < $1 \
                    AND NOT EXISTS (SELECT 1 FROM latest WHERE latest.id = journal.id)";
-            let mut tx = self.begin_write(Some(PRUNE_WITHIN)).await?;
+        self.write(PRUNE_WITHIN, async move |mut tx| {
             let done = sqlx::query(sql).bind(before).execute(&mut *tx).await?;
+            // Consoles that have written no attempt since: long gone.
+            sqlx::query("DELETE FROM attempts_written WHERE at < $1")
+                .bind(before)
+                .execute(&mut *tx)
+                .await?;
             tx.commit().await?;
             Ok(done.rows_affected())
         })
@@ -517,6 +589,23 @@ impl JournalStore {
         })
         .await
     }
+}
+
+/// The database's clock, in whole seconds since 1970.
+pub(super) fn now(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Sqlite => "CAST(strftime('%s', 'now') AS BIGINT)",
+        Backend::Postgres => "CAST(EXTRACT(EPOCH FROM now()) AS BIGINT)",
+    }
+}
+
+/// The file of an SQLite URL (`sqlite:///path/journal.db?mode=rwc`), if
+/// it names one.
+fn sqlite_path(url: &str) -> Option<&str> {
+    let rest = url.strip_prefix("sqlite:")?;
+    let rest = rest.strip_prefix("//").unwrap_or(rest);
+    let path = rest.split('?').next()?;
+    (!path.is_empty() && !path.starts_with(":memory:")).then_some(path)
 }
 
 /// The kinds of findings, as SQL's list of strings.

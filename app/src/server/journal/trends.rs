@@ -66,8 +66,7 @@ impl JournalStore {
 
     /// Removes the samples older than `before`.
     pub async fn prune_samples(&self, before: i64) -> Result<(), StoreError> {
-        self.written(PRUNE_WITHIN, async move {
-            let mut tx = self.begin_write(Some(PRUNE_WITHIN)).await?;
+        self.write(PRUNE_WITHIN, async move |mut tx| {
             sqlx::query("DELETE FROM samples WHERE at < $1")
                 .bind(before)
                 .execute(&mut *tx)
