@@ -66,6 +66,18 @@ pub(crate) async fn set_state_upstream(simulator: &Process, node: &str, state: &
     assert!(answer.status().is_success(), "{}", answer.status());
 }
 
+/// Cordons the first ready node upstream and waits until that is
+/// recorded; the nodes that were ready, that one first.
+pub(crate) async fn cordon_one_upstream(simulator: &Process, store: &JournalStore) -> Vec<String> {
+    let ready = nodes_in(simulator, "ready").await;
+    set_state_upstream(simulator, &ready[0], "cordoned").await;
+    until("the change is recorded", async || {
+        (!of_node(store, &ready[0]).await.is_empty()).then_some(())
+    })
+    .await;
+    ready
+}
+
 /// Asks the console to cordon `node`, with `reason`, as its dialog does.
 pub(crate) async fn cordon(console: &Process, node: &str, reason: &str) -> reqwest::Response {
     http()
@@ -537,12 +549,7 @@ async fn two_consoles_on_one_postgres_record_each_change_once_and_take_over() {
     })
     .await;
 
-    let ready = nodes_in(&simulator, "ready").await;
-    set_state_upstream(&simulator, &ready[0], "cordoned").await;
-    until("the change is recorded", async || {
-        (!of_node(&store, &ready[0]).await.is_empty()).then_some(())
-    })
-    .await;
+    let ready = cordon_one_upstream(&simulator, &store).await;
     // A few more periods: the other console has not recorded it too.
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert_eq!(of_node(&store, &ready[0]).await.len(), 1, "recorded once");

@@ -13,8 +13,8 @@ use app::server::journal::JournalStore;
 
 use crate::databases::Postgres;
 use crate::journal_console::{
-    console_args, cordon, count, journal_written_again, nodes_in, not_written, of_node,
-    set_state_upstream, until, until_within,
+    console_args, cordon, cordon_one_upstream, count, journal_written_again, nodes_in, not_written,
+    of_node, set_state_upstream, until, until_within,
 };
 use crate::netns::Network;
 use crate::partition::Partition;
@@ -50,16 +50,23 @@ impl Setting {
         }
     }
 
-    /// A console behind the network that will be cut, once it records,
-    /// and another connected directly.
-    async fn consoles(&self) -> (Process, Process) {
+    /// A console behind the network that will be cut, once it records
+    /// (the first to).
+    async fn recording_behind(&self) -> Process {
         let through = format!("postgres://postgres@127.0.0.1:{}/postgres", self.net.port);
-        let cut_off =
+        let console =
             Process::start(&console_args(&self.simulator, ["--database", &through])).await;
         until("the first console records", async || {
             (count(&self.store, EventKind::RecordingStarted).await == 1).then_some(())
         })
         .await;
+        console
+    }
+
+    /// A console behind the network that will be cut, once it records,
+    /// and another connected directly.
+    async fn consoles(&self) -> (Process, Process) {
+        let cut_off = self.recording_behind().await;
         let direct = ["--database", self.server.url.as_str()];
         let other = Process::start(&console_args(&self.simulator, direct)).await;
         assert!(self.leasing().await.starts_with(&holder(&cut_off)));
@@ -83,16 +90,8 @@ impl Setting {
         .await;
     }
 
-    /// Cordons the first ready node upstream and waits until that is
-    /// recorded; the nodes that were ready, that one first.
     async fn cordon_one(&self) -> Vec<String> {
-        let ready = nodes_in(&self.simulator, "ready").await;
-        set_state_upstream(&self.simulator, &ready[0], "cordoned").await;
-        until("the change is recorded", async || {
-            (!of_node(&self.store, &ready[0]).await.is_empty()).then_some(())
-        })
-        .await;
-        ready
+        cordon_one_upstream(&self.simulator, &self.store).await
     }
 
     /// Heals the network, waits until `console` no longer says its
@@ -203,12 +202,7 @@ async fn a_console_back_after_another_recorded_starts_again_and_writes_nothing_t
 async fn a_write_committed_whose_answer_was_lost_is_not_written_again() {
     let setting = Setting::new().await;
     let (net, simulator, store) = (&setting.net, &setting.simulator, &setting.store);
-    let through = format!("postgres://postgres@127.0.0.1:{}/postgres", net.port);
-    let console = Process::start(&console_args(simulator, ["--database", &through])).await;
-    until("the console records", async || {
-        (count(store, EventKind::RecordingStarted).await == 1).then_some(())
-    })
-    .await;
+    let console = setting.recording_behind().await;
 
     // The server commits the period that holds the change; its answer is
     // lost on the way (the network is cut right after the COMMIT).
@@ -292,12 +286,7 @@ async fn a_lease_taken_over_and_given_back_between_two_periods_writes_nothing_tw
     .await;
     // Seen by both: by the other as it records, by the first at its next
     // period, as a change since its last.
-    let ready = nodes_in(&simulator, "ready").await;
-    set_state_upstream(&simulator, &ready[0], "cordoned").await;
-    until("the change is recorded", async || {
-        (!of_node(&store, &ready[0]).await.is_empty()).then_some(())
-    })
-    .await;
+    let ready = cordon_one_upstream(&simulator, &store).await;
     assert!(other.terminate_within(Duration::from_secs(10)), "stops");
     assert_eq!(store.lease().await.expect("reads"), None, "let go");
     // All of it between two of the first console's periods, or this tests
@@ -328,12 +317,7 @@ async fn a_lease_taken_over_and_given_back_between_two_periods_writes_nothing_tw
 async fn attempts_committed_whose_answer_was_lost_are_not_written_again() {
     let setting = Setting::new().await;
     let (net, simulator, store) = (&setting.net, &setting.simulator, &setting.store);
-    let through = format!("postgres://postgres@127.0.0.1:{}/postgres", net.port);
-    let console = Process::start(&console_args(simulator, ["--database", &through])).await;
-    until("the console records", async || {
-        (count(store, EventKind::RecordingStarted).await == 1).then_some(())
-    })
-    .await;
+    let console = setting.recording_behind().await;
 
     let ready = nodes_in(simulator, "ready").await;
     net.cut_after(b"set_node_state", b"COMMIT");
@@ -432,10 +416,5 @@ async fn a_console_whose_packets_are_lost_is_replaced_once_keepalives_give_up() 
     );
 
     // The other records what changes.
-    let ready = nodes_in(&simulator, "ready").await;
-    set_state_upstream(&simulator, &ready[0], "cordoned").await;
-    until("the change is recorded", async || {
-        (!of_node(&store, &ready[0]).await.is_empty()).then_some(())
-    })
-    .await;
+    cordon_one_upstream(&simulator, &store).await;
 }
