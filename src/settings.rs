@@ -230,7 +230,7 @@ impl JournalAt {
     /// The URL sqlx opens.
     pub fn url(&self) -> String {
         match self {
-            Self::DataDir(dir) => format!("sqlite://{}?mode=rwc", dir.join("journal.db").display()),
+            Self::DataDir(dir) => app::server::journal::store::sqlite_url(&dir.join("journal.db")),
             Self::Database(url) => url.clone(),
         }
     }

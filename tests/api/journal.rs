@@ -191,27 +191,37 @@ async fn reads_back_by_every_filter(store: &JournalStore) {
     assert_eq!(asked.len(), 2, "asked for by kind");
 }
 
-async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
-    fn period<'a>(
-        events: &'a [JournalEvent],
-        clusters: &'a [&'a str],
-        at: i64,
-        since: i64,
-    ) -> Period<'a> {
-        Period {
-            events,
-            clusters,
-            at,
-            samples: &[],
-            since,
-            expected: &[],
-        }
+/// A period of `events` of `clusters` up to `at`, with no samples, whose
+/// records expect each cluster's last write as `expected` says.
+fn period<'a>(
+    events: &'a [JournalEvent],
+    clusters: &'a [&'a str],
+    at: i64,
+    expected: &'a [(&'a str, Option<LastWrite>)],
+) -> Period<'a> {
+    Period {
+        events,
+        clusters,
+        at,
+        samples: &[],
+        expected,
     }
+}
+
+/// `holder`'s write up to `at`.
+fn by(holder: &str, at: i64) -> Option<LastWrite> {
+    Some(LastWrite {
+        until: at,
+        by: Some(holder.into()),
+    })
+}
+
+async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
     assert!(first.hold_lease("a", 2).await.expect("lease"));
     // a records two clusters up to 1000, by its clock.
     assert!(
         first
-            .record_period("a", 2, &period(&[], &["late", "quiet"], 1_000, 0), false)
+            .record_period("a", 2, &period(&[], &["late", "quiet"], 1_000, &[]), false)
             .await
             .expect("written")
     );
@@ -228,9 +238,10 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
     );
     // a, slow, still believes it records: its period is not written.
     let late = events("late", 3);
+    let a_late = [("late", by("a", 1_000))];
     assert!(
         !first
-            .record_period("a", 2, &period(&late, &["late"], 2_000, 1_000), false)
+            .record_period("a", 2, &period(&late, &["late"], 2_000, &a_late), false)
             .await
             .expect("asked"),
         "a has lost it"
@@ -248,7 +259,7 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
     // second a last wrote.
     assert!(
         second
-            .record_period("b", 2, &period(&late, &["late"], 1_000, 0), false)
+            .record_period("b", 2, &period(&late, &["late"], 1_000, &[]), false)
             .await
             .expect("written")
     );
@@ -260,28 +271,42 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
     // written, though no time b wrote is later than a's.
     assert!(
         !first
-            .record_period("a", 2, &period(&late, &["late"], 2_000, 1_000), false)
+            .record_period("a", 2, &period(&late, &["late"], 2_000, &a_late), false)
             .await
             .expect("asked"),
         "b recorded in between"
     );
+    // After a lapse, records of a cluster whose last write they do not
+    // know are written only if nobody has recorded it.
+    assert!(
+        !first
+            .record_period("a", 2, &period(&late, &["late"], 2_000, &[]), false)
+            .await
+            .expect("asked"),
+        "recorded by someone, who may have been b"
+    );
     assert_eq!(first.read(&late_filter, 10).await.expect("read").len(), 3);
     // Of "quiet", a's write is still the last: what it saw meanwhile is
-    // written.
+    // written, and so is "fresh", which nobody has recorded.
+    let a_quiet = [("quiet", by("a", 1_000))];
     assert!(
         first
-            .record_period("a", 2, &period(&[], &["quiet"], 2_500, 1_000), false)
+            .record_period(
+                "a",
+                2,
+                &period(&[], &["quiet", "fresh"], 2_500, &a_quiet),
+                false
+            )
             .await
             .expect("written"),
         "nobody recorded in between"
     );
-    assert_eq!(
-        first.last_write("quiet").await.expect("read"),
-        Some(LastWrite {
-            until: 2_500,
-            by: Some("a".into())
-        })
-    );
+    for cluster in ["quiet", "fresh"] {
+        assert_eq!(
+            first.last_write(cluster).await.expect("read"),
+            by("a", 2_500)
+        );
+    }
     first.release_lease("a").await.expect("released");
     assert!(
         first.hold_lease("a", 2).await.expect("lease"),
@@ -295,24 +320,15 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
     assert!(second.hold_lease("b", 2).await.expect("lease"));
     assert!(
         second
-            .record_period("b", 2, &period(&[], &["quiet"], 2_600, 0), false)
+            .record_period("b", 2, &period(&[], &["quiet"], 2_600, &[]), false)
             .await
             .expect("written")
     );
     second.release_lease("b").await.expect("released");
     assert!(first.hold_lease("a", 2).await.expect("lease"), "free again");
     let seen = events("quiet", 2);
-    let mine = [(
-        "quiet",
-        Some(LastWrite {
-            until: 2_500,
-            by: Some("a".into()),
-        }),
-    )];
-    let continued = Period {
-        expected: &mine,
-        ..period(&seen, &["quiet"], 2_700, 2_500)
-    };
+    let mine = [("quiet", by("a", 2_500))];
+    let continued = period(&seen, &["quiet"], 2_700, &mine);
     assert!(
         !first
             .record_period("a", 2, &continued, false)
@@ -323,10 +339,7 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
     // Records that start a cluster afresh expect the record as the start
     // found it: here, none at all.
     let never = [("quiet", None)];
-    let started = Period {
-        expected: &never,
-        ..period(&seen, &["quiet"], 2_700, 0)
-    };
+    let started = period(&seen, &["quiet"], 2_700, &never);
     assert!(
         !first
             .record_period("a", 2, &started, false)
@@ -354,14 +367,6 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
 /// console has it and the period writes nothing. Never both.
 async fn a_period_and_a_takeover_never_both_happen(first: &JournalStore, second: &JournalStore) {
     let burst: Vec<JournalEvent> = events("burst", 3_000);
-    let period = Period {
-        events: &burst,
-        clusters: &["burst"],
-        at: 3_000,
-        samples: &[],
-        since: 0,
-        expected: &[],
-    };
     let filter = EventFilter {
         cluster: Some("burst".into()),
         ..EventFilter::default()
@@ -369,6 +374,9 @@ async fn a_period_and_a_takeover_never_both_happen(first: &JournalStore, second:
     let mut kept = 0;
     for round in 0..2 {
         let (a, b) = (format!("a{round}"), format!("b{round}"));
+        // Records that follow the last write, whoever's it is.
+        let last = [("burst", first.last_write("burst").await.expect("read"))];
+        let period = period(&burst, &["burst"], 3_000, &last);
         assert!(first.hold_lease(&a, 1).await.expect("lease"));
         // Lapsed: both may take it.
         tokio::time::sleep(std::time::Duration::from_millis(2_100)).await;
@@ -417,6 +425,18 @@ async fn an_sqlite_journal_keeps_what_is_written_and_is_created_on_first_use() {
     first.let_go();
     assert!(second.hold(&other).await, "free once let go");
     second.let_go();
+    // Its file deleted under the holder: still one holder, of the file
+    // that is there now.
+    assert!(first.hold(&again).await);
+    let lock = again.lock_file().expect("beside the journal");
+    std::fs::remove_file(lock).expect("deleted");
+    assert!(second.hold(&other).await, "the file there now is free");
+    assert!(
+        !first.hold(&again).await,
+        "a lock on a file nobody can open is given up"
+    );
+    assert!(second.hold(&other).await, "kept");
+    second.let_go();
     the_lease_is_taken_over_only_from_a_holder_whose_lock_is_gone(&again, &other).await;
 }
 
@@ -454,18 +474,47 @@ async fn a_postgres_journal_is_shared_and_read_the_same_way() {
     the_lease_is_taken_over_only_from_a_holder_whose_lock_is_gone(&store, &other).await;
 }
 
+/// A console that starts while another prunes (a month of records may
+/// take minutes) neither waits for the prune nor makes every console's
+/// writes wait behind it: it asks for no lock on a table that exists.
+#[tokio::test]
+async fn a_console_started_during_a_long_prune_neither_waits_nor_stalls_writes() {
+    let server = Postgres::start().await;
+    let store = JournalStore::open(&server.url).await.expect("opens");
+    // As the prune's DELETE holds the journal's table, for 30 s.
+    let mut prune = server
+        .psql()
+        .args([
+            "-c",
+            "BEGIN; DELETE FROM journal WHERE at < 0; SELECT pg_sleep(30); COMMIT;",
+        ])
+        .spawn()
+        .expect("psql runs");
+    let held = "SELECT COUNT(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation \
+                WHERE c.relname = 'journal' AND l.mode = 'RowExclusiveLock' AND l.granted";
+    let mut pruning = false;
+    for _ in 0..100 {
+        if server.ask(held) == "1" {
+            pruning = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(pruning, "the prune holds the table");
+    let within = std::time::Duration::from_secs(10);
+    let started = tokio::time::timeout(within, JournalStore::open(&server.url)).await;
+    let written = tokio::time::timeout(within, store.append(&events("eu", 2))).await;
+    let _ = prune.kill();
+    let _ = prune.wait();
+    started.expect("not behind the prune").expect("opens");
+    written.expect("nor are writes").expect("written");
+}
+
 async fn the_lease_is_taken_over_only_from_a_holder_whose_lock_is_gone(
     first: &JournalStore,
     second: &JournalStore,
 ) {
-    let nothing = Period {
-        events: &[],
-        clusters: &[],
-        at: 4_000,
-        samples: &[],
-        since: 0,
-        expected: &[],
-    };
+    let nothing = period(&[], &[], 4_000, &[]);
     // a records without the lock (it has not got it yet): b, finding the
     // lock free, must not take a live recorder's lease.
     assert!(first.hold_lease("a", 60).await.expect("lease"));

@@ -114,6 +114,23 @@ pub(super) async fn take_in(conn: &mut AnyConnection) -> Result<(), sqlx::Error>
             .fetch_optional(&mut *conn)
             .await?;
     let from = upto.map_or(0, |upto| upto + 1);
+    let [upsert, forget] = &*TAKE_IN;
+    sqlx::query(upsert).bind(from).execute(&mut *conn).await?;
+    sqlx::query(forget).bind(from).execute(&mut *conn).await?;
+    sqlx::query(
+        "INSERT INTO latest_upto (name, upto) \
+         SELECT 'journal', COALESCE(MAX(id), 0) FROM journal WHERE true \
+         ON CONFLICT (name) DO UPDATE SET upto = excluded.upto",
+    )
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// `take_in`'s two statements, from the record whose id is `$1` on: the
+/// same text at every write, so each connection prepares them once (a
+/// write of every period would otherwise parse and plan seven queries).
+static TAKE_IN: std::sync::LazyLock<[String; 2]> = std::sync::LazyLock::new(|| {
     let newest: Vec<String> = groups()
         .iter()
         .map(|g| {
@@ -128,7 +145,7 @@ pub(super) async fn take_in(conn: &mut AnyConnection) -> Result<(), sqlx::Error>
                 .collect();
             format!(
                 "SELECT cluster, '{name}' AS grp, {subject} AS subject, {part} AS part, \
-                 MAX(id) AS id FROM journal WHERE id >= {from} AND kind IN ({kinds}) {only} \
+                 MAX(id) AS id FROM journal WHERE id >= $1 AND kind IN ({kinds}) {only} \
                  GROUP BY cluster{by}",
                 name = g.name,
                 subject = subject.as_deref().unwrap_or("''"),
@@ -146,28 +163,13 @@ pub(super) async fn take_in(conn: &mut AnyConnection) -> Result<(), sqlx::Error>
          WHERE excluded.id > latest.id",
         newest.join(" UNION ALL ")
     );
-    sqlx::query(&upsert)
-        .persistent(false)
-        .execute(&mut *conn)
-        .await?;
     let forget = format!(
-        "DELETE FROM latest WHERE id >= {from} AND id IN \
-         (SELECT id FROM journal WHERE id >= {from} AND kind IN ({}))",
+        "DELETE FROM latest WHERE id >= $1 AND id IN \
+         (SELECT id FROM journal WHERE id >= $1 AND kind IN ({}))",
         kinds_sql(&DATES_NOTHING)
     );
-    sqlx::query(&forget)
-        .persistent(false)
-        .execute(&mut *conn)
-        .await?;
-    sqlx::query(
-        "INSERT INTO latest_upto (name, upto) \
-         SELECT 'journal', COALESCE(MAX(id), 0) FROM journal WHERE true \
-         ON CONFLICT (name) DO UPDATE SET upto = excluded.upto",
-    )
-    .execute(&mut *conn)
-    .await?;
-    Ok(())
-}
+    [upsert, forget]
+});
 
 /// The ids the present is dated from, as SQL: what `latest_states` reads
 /// and the prune keeps.

@@ -41,18 +41,17 @@ pub struct Period<'a> {
     pub clusters: &'a [&'a str],
     pub at: i64,
     pub samples: &'a [(String, Sample)],
-    /// The `at` of this console's last write of `clusters` (0: none). A
-    /// lease that lapsed since then is taken back for the period only if
-    /// that write is still the last of each of them: had another console
-    /// recorded in between, what this one saw meanwhile may be in that
-    /// record too.
-    pub since: i64,
     /// Each cluster's last write as these records expect to find it (this
     /// console's own last, or the one found when it started recording the
     /// cluster; `None`: none at all): checked at every period, and nothing
-    /// is written unless each is still the last. A lease that looks
-    /// unbroken may not have been: another console can have taken it over,
-    /// recorded and let it go between two of this one's periods.
+    /// is written unless each is still the last. Had another console
+    /// recorded in between, what this one saw meanwhile may be in that
+    /// record too. A lease that looks unbroken may not have been: another
+    /// console can have taken it over, recorded and let it go between two
+    /// of this one's periods. A cluster of `clusters` left out (its
+    /// database did not say, when recording of it started) is written
+    /// while the lease holds unbroken; after a lapse, only if nobody
+    /// has ever recorded it.
     pub expected: &'a [(&'a str, Option<LastWrite>)],
 }
 
@@ -69,17 +68,18 @@ impl JournalStore {
     }
 
     /// Writes `period` if, and only if, `holder` holds the lease, renewing
-    /// it in the same transaction, and held it without a break since it
-    /// last wrote (or nobody recorded in the break, see `Period::since`);
-    /// says whether it did. The row stays locked until the records are
-    /// in, so no other console can take the lease over in between.
-    /// `present`: `holder` holds the [`Presence`] lock, and says so.
+    /// it in the same transaction, and nobody recorded its clusters since
+    /// (see `Period::expected`); says whether it did. The row stays locked
+    /// until the records are in, so no other console can take the lease
+    /// over in between. `announce`: `holder` has newly got the
+    /// [`Presence`] lock, and says so (once: the lock is held until it is
+    /// let go, and nobody else can say so meanwhile).
     pub async fn record_period(
         &self,
         holder: &str,
         seconds: i64,
         period: &Period<'_>,
-        present: bool,
+        announce: bool,
     ) -> Result<bool, StoreError> {
         self.write(writing(period.events.len()), async move |mut tx| {
             // The write first (see `write`): on SQLite the write
@@ -89,23 +89,20 @@ impl JournalStore {
                 .execute(&mut *tx)
                 .await?;
             let unbroken = holds_unlapsed(&mut tx, self.backend(), holder).await?;
-            let mine = Some(LastWrite {
-                until: period.since,
-                by: Some(holder.to_string()),
-            });
-            let every: Vec<(&str, Option<LastWrite>)> = if unbroken {
-                Vec::new()
-            } else {
-                period.clusters.iter().map(|c| (*c, mine.clone())).collect()
-            };
+            let unknown = period
+                .clusters
+                .iter()
+                .filter(|c| !unbroken && !period.expected.iter().any(|(e, _)| e == *c))
+                .map(|c| (*c, None));
+            let expected: Vec<(&str, Option<LastWrite>)> =
+                period.expected.iter().cloned().chain(unknown).collect();
             if !take(&mut tx, self.backend(), holder, seconds).await?
-                || written_since(&mut tx, period.expected).await?
-                || written_since(&mut tx, &every).await?
+                || written_since_on(&mut tx, &expected).await?
             {
                 tx.rollback().await?;
                 return Ok(false);
             }
-            if present {
+            if announce {
                 sqlx::query(
                     "INSERT INTO recorder (name, holder, expires) VALUES ('presence', $1, 0)
                  ON CONFLICT (name) DO UPDATE SET holder = excluded.holder",
@@ -175,6 +172,20 @@ impl JournalStore {
         .await
     }
 
+    /// Whether another console recorded `cluster` since its last write
+    /// `expected` (`None`: none at all), as [`Period::expected`] says.
+    pub async fn written_since(
+        &self,
+        cluster: &str,
+        expected: Option<LastWrite>,
+    ) -> Result<bool, StoreError> {
+        answered(ANSWER_WITHIN, async move {
+            let mut conn = self.pool().acquire().await?;
+            written_since_on(&mut conn, &[(cluster, expected)]).await
+        })
+        .await
+    }
+
     /// Which console holds the lease to record, if any, and until when
     /// (seconds since 1970, by the database's clock).
     pub async fn lease(&self) -> Result<Option<(String, i64)>, StoreError> {
@@ -221,7 +232,7 @@ async fn holds_unlapsed(
 /// it (`None`: none at all): another console recorded it since. Who wrote
 /// last and at exactly what time, not whose time is later, so that the
 /// consoles' clocks need not agree.
-async fn written_since(
+async fn written_since_on(
     conn: &mut AnyConnection,
     clusters: &[(&str, Option<LastWrite>)],
 ) -> Result<bool, StoreError> {
@@ -294,6 +305,9 @@ pub struct Presence {
     conn: Option<AnyConnection>,
     file: Option<std::fs::File>,
     held: bool,
+    /// Whether the `recorder` table says this console holds it: written
+    /// once, in the first period after it was got, not every period.
+    announced: bool,
 }
 
 impl Presence {
@@ -301,10 +315,27 @@ impl Presence {
         self.held
     }
 
+    /// Whether this console holds the lock and has yet to say so.
+    pub fn unannounced(&self) -> bool {
+        self.held && !self.announced
+    }
+
+    /// The `recorder` table now says this console holds the lock.
+    pub fn announced(&mut self) {
+        self.announced = self.held;
+    }
+
     /// Takes the lock if it is free, or keeps it; says whether this
     /// console holds it. A broken connection is given up (its session and
     /// lock are gone with it) and the lock asked for anew.
     pub async fn hold(&mut self, store: &JournalStore) -> bool {
+        let held = self.take_or_keep(store).await;
+        // Said again once got again: another may have said so meanwhile.
+        self.announced &= held;
+        held
+    }
+
+    async fn take_or_keep(&mut self, store: &JournalStore) -> bool {
         if store.backend() != Backend::Postgres {
             self.held = self.hold_file(store);
             return self.held;
@@ -357,12 +388,17 @@ impl Presence {
     /// SQLite's lock: on a file the system lets go of when the process
     /// ends, however it ends (unlike a row, which outlives it).
     fn hold_file(&mut self, store: &JournalStore) -> bool {
-        if self.file.is_some() {
-            return true;
-        }
         let Some(path) = store.lock_file() else {
             return false;
         };
+        match &self.file {
+            Some(file) if same_file(file, path) => return true,
+            // Deleted or replaced (by hand, a clean-up): a lock on a file
+            // nobody else can open keeps nobody out. Taken on the one
+            // there now, if it is free.
+            Some(_) => self.file = None,
+            None => {}
+        }
         // Made if missing; one that is there but not writable (left by
         // another user) is locked all the same, as locking needs no write.
         let opened = std::fs::OpenOptions::new()
@@ -390,5 +426,15 @@ impl Presence {
         self.conn = None;
         self.file = None;
         self.held = false;
+        self.announced = false;
+    }
+}
+
+/// Whether `file` is the file at `path` now.
+fn same_file(file: &std::fs::File, path: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(open), Ok(there)) => open.dev() == there.dev() && open.ino() == there.ino(),
+        _ => false,
     }
 }

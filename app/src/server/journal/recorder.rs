@@ -75,8 +75,6 @@ struct Followed {
     resumed: bool,
     /// When recording of it last started.
     started_at: i64,
-    /// The last period this console wrote of it.
-    recorded_at: i64,
     /// The record's last write of it as this console's waiting records
     /// of it expect to find it, or they are not written: this console's
     /// own last write, or the one found when recording of it started
@@ -149,7 +147,6 @@ impl Round {
     /// Every cluster written by `holder` up to `at`.
     fn written(&mut self, holder: &str, at: i64) {
         for f in &mut self.followed {
-            f.recorded_at = at;
             f.expect = Some(Some(LastWrite {
                 until: at,
                 by: Some(holder.to_string()),
@@ -170,18 +167,8 @@ impl Round {
             clusters,
             at,
             samples,
-            since: self.since(),
             expected,
         }
-    }
-
-    /// Until when this console last wrote all of its clusters.
-    fn since(&self) -> i64 {
-        self.followed
-            .iter()
-            .map(|f| f.recorded_at)
-            .min()
-            .unwrap_or(0)
     }
 }
 
@@ -201,7 +188,6 @@ impl Recorder {
                     to_find: ToFind::default(),
                     resumed: false,
                     started_at: 0,
-                    recorded_at: 0,
                     expect: None,
                     sampled_at: 0,
                 })
@@ -410,11 +396,17 @@ impl Recorder {
         let expected = round.expected();
         let period = round.period(&ids, &expected, at, samples);
         let written = store
-            .record_period(&self.holder, round.lease, &period, round.presence.held())
+            .record_period(
+                &self.holder,
+                round.lease,
+                &period,
+                round.presence.unannounced(),
+            )
             .await;
         match written {
             Ok(true) => {
                 self.journal.set(Ok(()));
+                round.presence.announced();
                 round.valid_until = asked + round.lease;
                 round.written(&self.holder, at);
                 round.pending.clear();
@@ -531,9 +523,12 @@ impl Recorder {
             let cluster = f.cluster.tag.id.as_str();
             // A database that does not say is taken to say another did:
             // a record written twice is worse than one started again.
-            let another = match store.last_write(cluster).await {
-                Ok(last) => last.is_some_and(|last| !last.is(&self.holder, f.recorded_at)),
-                Err(_) => true,
+            let another = match &f.expect {
+                Some(expect) => store
+                    .written_since(cluster, expect.clone())
+                    .await
+                    .unwrap_or(true),
+                None => true,
             };
             if !another {
                 continue;
@@ -805,7 +800,6 @@ mod tests {
                 to_find: ToFind::default(),
                 resumed: false,
                 started_at: 0,
-                recorded_at: 0,
                 expect: None,
                 sampled_at: 0,
             }],

@@ -350,13 +350,20 @@ impl JournalStore {
             // catching up needs the turn.
             take_turn(&mut tx, WRITE_LOCK).await?;
         }
-        for statement in statements {
-            sqlx::query(&statement).execute(&mut *tx).await?;
+        // Only what is missing: even `IF NOT EXISTS` asks PostgreSQL for
+        // a lock on the table, which waits behind a long prune's, and
+        // every console's writes would then wait behind it.
+        let present = present_names(&mut tx, self.backend).await?;
+        let statements = statements.iter().map(String::as_str);
+        for statement in statements.chain(latest::SCHEMA) {
+            if !present
+                .iter()
+                .any(|name| Some(name.as_str()) == created(statement))
+            {
+                sqlx::query(statement).execute(&mut *tx).await?;
+            }
         }
         add_recorded_by(&mut tx, self.backend).await?;
-        for statement in latest::SCHEMA {
-            sqlx::query(statement).execute(&mut *tx).await?;
-        }
         latest::take_in(&mut tx).await?;
         tx.commit().await?;
         Ok(())
@@ -599,13 +606,33 @@ pub(super) fn now(backend: Backend) -> &'static str {
     }
 }
 
+/// Characters of a path that an SQLite URL's reader would take for
+/// something else: a query, a fragment, an escape.
+const NOT_IN_PATH: &percent_encoding::AsciiSet =
+    &percent_encoding::CONTROLS.add(b'%').add(b'?').add(b'#');
+
+/// The URL of an SQLite journal in `file`, made if missing: any directory
+/// name opens the file it names, `%`, `?` and `#` included.
+pub fn sqlite_url(file: &std::path::Path) -> String {
+    let path = file.display().to_string();
+    let encoded = percent_encoding::utf8_percent_encode(&path, NOT_IN_PATH);
+    format!("sqlite://{encoded}?mode=rwc")
+}
+
 /// The file of an SQLite URL (`sqlite:///path/journal.db?mode=rwc`), if
-/// it names one.
-fn sqlite_path(url: &str) -> Option<&str> {
+/// it names one, decoded as sqlx decodes it: the lock beside it must be
+/// beside the file sqlx opens.
+fn sqlite_path(url: &str) -> Option<String> {
     let rest = url.strip_prefix("sqlite:")?;
     let rest = rest.strip_prefix("//").unwrap_or(rest);
     let path = rest.split('?').next()?;
-    (!path.is_empty() && !path.starts_with(":memory:")).then_some(path)
+    if path.is_empty() || path.starts_with(":memory:") {
+        return None;
+    }
+    let decoded = percent_encoding::percent_decode_str(path)
+        .decode_utf8()
+        .ok()?;
+    Some(decoded.into_owned())
 }
 
 /// The kinds of findings, as SQL's list of strings.
@@ -697,6 +724,29 @@ pub(super) async fn mark_recorded_on(
     Ok(())
 }
 
+/// The tables and indexes of the journal's schema that exist.
+async fn present_names(
+    conn: &mut AnyConnection,
+    backend: Backend,
+) -> Result<Vec<String>, StoreError> {
+    let sql = match backend {
+        Backend::Sqlite => "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')",
+        Backend::Postgres => {
+            "SELECT CAST(relname AS TEXT) FROM pg_class
+             WHERE relnamespace = CAST(current_schema() AS regnamespace)"
+        }
+    };
+    let rows = sqlx::query(sql).fetch_all(&mut *conn).await?;
+    Ok(rows.iter().filter_map(|r| r.try_get(0).ok()).collect())
+}
+
+/// The name of what `statement` (`CREATE TABLE|INDEX IF NOT EXISTS name
+/// …`) creates.
+fn created(statement: &str) -> Option<&str> {
+    let name = statement.split_whitespace().nth(5)?;
+    Some(name.split('(').next().unwrap_or(name))
+}
+
 /// Adds `recorded.recorded_by` to a journal made before it. A console
 /// from before it, writing during a rolling upgrade, leaves a newer one's
 /// name beside its own time: the time alone then tells the write apart.
@@ -784,7 +834,7 @@ mod tests {
             let dir = std::env::temp_dir().join(format!("llmgw-{what}-{}", std::process::id()));
             let _ = std::fs::remove_dir_all(&dir);
             std::fs::create_dir_all(&dir).expect("a directory");
-            let url = format!("sqlite://{}?mode=rwc", dir.join("journal.db").display());
+            let url = super::sqlite_url(&dir.join("journal.db"));
             Self { dir, url }
         }
     }
@@ -858,6 +908,22 @@ mod tests {
             .collect();
         assert_eq!(ats, [1, 4, 5, 8, 9]);
         assert_eq!(store.prune(100).await.expect("pruned"), 4, "2, 3, 6 and 7");
+    }
+
+    #[tokio::test]
+    async fn a_directory_named_with_url_characters_holds_the_journal_and_its_lock() {
+        let scratch = Scratch::new("url-characters");
+        let dir = scratch.dir.join("a%41?b#c d");
+        std::fs::create_dir_all(&dir).expect("a directory");
+        let store = JournalStore::open(&super::sqlite_url(&dir.join("journal.db")))
+            .await
+            .expect("opened");
+        assert!(dir.join("journal.db").exists(), "in the directory named");
+        assert_eq!(
+            store.lock_file(),
+            Some(dir.join("journal.db-recorder.lock").as_path()),
+            "the lock beside it"
+        );
     }
 
     #[tokio::test]
