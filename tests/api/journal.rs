@@ -508,6 +508,18 @@ async fn a_console_started_during_a_long_prune_neither_waits_nor_stalls_writes()
     let _ = prune.wait();
     started.expect("not behind the prune").expect("opens");
     written.expect("nor are writes").expect("written");
+
+    // A schema whose name SQL would fold or refuse unquoted: the tables
+    // are made there, and found there at the next start.
+    server
+        .ask(r#"CREATE SCHEMA "Ops-Console"; ALTER ROLE postgres SET search_path = "Ops-Console""#);
+    for start in ["made", "found"] {
+        JournalStore::open(&server.url).await.expect(start);
+    }
+    assert_eq!(
+        server.ask("SELECT COUNT(*) FROM pg_tables WHERE schemaname = 'Ops-Console' AND tablename = 'journal'"),
+        "1"
+    );
 }
 
 async fn the_lease_is_taken_over_only_from_a_holder_whose_lock_is_gone(

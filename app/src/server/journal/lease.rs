@@ -430,11 +430,14 @@ impl Presence {
     }
 }
 
-/// Whether `file` is the file at `path` now.
+/// Whether `file` is the file at `path` now. One that cannot be looked
+/// at (a file system that failed for a moment) is taken to be: a lock
+/// given up on a doubt would let another console take a live one's lease.
 fn same_file(file: &std::fs::File, path: &std::path::Path) -> bool {
     use std::os::unix::fs::MetadataExt;
     match (file.metadata(), std::fs::metadata(path)) {
         (Ok(open), Ok(there)) => open.dev() == there.dev() && open.ino() == there.ino(),
-        _ => false,
+        (_, Err(e)) => e.kind() != std::io::ErrorKind::NotFound,
+        (Err(_), Ok(_)) => true,
     }
 }

@@ -612,9 +612,17 @@ const NOT_IN_PATH: &percent_encoding::AsciiSet =
     &percent_encoding::CONTROLS.add(b'%').add(b'?').add(b'#');
 
 /// The URL of an SQLite journal in `file`, made if missing: any directory
-/// name opens the file it names, `%`, `?` and `#` included.
+/// name (in UTF-8) opens the file it names, `%`, `?` and `#` included. Its
+/// directory, if it exists, as the system resolves it: the URL's reader
+/// would drop `..` by its text alone, and take a relative path's first
+/// part for a host, where the lock file's path beside it would not.
 pub fn sqlite_url(file: &std::path::Path) -> String {
-    let path = file.display().to_string();
+    let resolved = file
+        .parent()
+        .and_then(|dir| std::fs::canonicalize(dir).ok())
+        .zip(file.file_name())
+        .map(|(dir, name)| dir.join(name));
+    let path = resolved.as_deref().unwrap_or(file).display().to_string();
     let encoded = percent_encoding::utf8_percent_encode(&path, NOT_IN_PATH);
     format!("sqlite://{encoded}?mode=rwc")
 }
@@ -732,8 +740,10 @@ async fn present_names(
     let sql = match backend {
         Backend::Sqlite => "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')",
         Backend::Postgres => {
-            "SELECT CAST(relname AS TEXT) FROM pg_class
-             WHERE relnamespace = CAST(current_schema() AS regnamespace)"
+            // The schema by its name as stored: a cast of the name would
+            // read it as SQL would (`Ops-Console` folded, or refused).
+            "SELECT CAST(relname AS TEXT) FROM pg_class WHERE relnamespace =
+             (SELECT oid FROM pg_namespace WHERE nspname = current_schema())"
         }
     };
     let rows = sqlx::query(sql).fetch_all(&mut *conn).await?;
@@ -915,13 +925,20 @@ mod tests {
         let scratch = Scratch::new("url-characters");
         let dir = scratch.dir.join("a%41?b#c d");
         std::fs::create_dir_all(&dir).expect("a directory");
-        let store = JournalStore::open(&super::sqlite_url(&dir.join("journal.db")))
+        std::fs::create_dir_all(scratch.dir.join("other")).expect("a directory");
+        // Spelt the long way round, as `--data-dir other/../a%41?b#c d`.
+        let spelt = scratch.dir.join("other").join("..").join("a%41?b#c d");
+        let store = JournalStore::open(&super::sqlite_url(&spelt.join("journal.db")))
             .await
             .expect("opened");
         assert!(dir.join("journal.db").exists(), "in the directory named");
+        let beside = dir
+            .canonicalize()
+            .expect("there")
+            .join("journal.db-recorder.lock");
         assert_eq!(
             store.lock_file(),
-            Some(dir.join("journal.db-recorder.lock").as_path()),
+            Some(beside.as_path()),
             "the lock beside it"
         );
     }

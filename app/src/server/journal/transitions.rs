@@ -66,8 +66,11 @@ type Pairs<'a, T> = Vec<(&'a T, Option<&'a T>)>;
 /// Each item of `now` beside the item of `was` with its key (none: it
 /// appeared), and the items of `was` whose key `now` no longer has. Side
 /// by side for as long as the two lists keep one order, as llmgw's do from
-/// one read to the next; by their keys only from where they part. Hashing
-/// every key of both lists was most of a period's cost at 5,000 nodes.
+/// one read to the next; by their keys from where they part. Hashing every
+/// key of both lists was most of a period's cost at 5,000 nodes. A key
+/// listed twice (by a lying admin API) may sit on both sides of that
+/// place: one not found past it is looked for before it too, so that it
+/// is not taken to have come or gone.
 fn paired<'a, T>(
     was: &'a [T],
     now: &'a [T],
@@ -78,16 +81,31 @@ fn paired<'a, T>(
         .zip(now)
         .take_while(|(w, n)| key(w) == key(n))
         .count();
-    let mut pairs: Vec<(&T, Option<&T>)> = now[..same]
+    let mut pairs: Pairs<'a, T> = now[..same]
         .iter()
         .zip(&was[..same])
         .map(|(n, w)| (n, Some(w)))
         .collect();
-    let (was, now) = (&was[same..], &now[same..]);
-    let before: HashMap<&str, &T> = was.iter().map(|w| (key(w), w)).collect();
-    pairs.extend(now.iter().map(|n| (n, before.get(key(n)).copied())));
-    let listed: HashSet<&str> = now.iter().map(&key).collect();
-    let gone = was.iter().filter(|w| !listed.contains(key(w))).collect();
+    let (was_rest, now_rest) = (&was[same..], &now[same..]);
+    let before: HashMap<&str, &T> = was_rest.iter().map(|w| (key(w), w)).collect();
+    let listed: HashSet<&str> = now_rest.iter().map(&key).collect();
+    // The keys before that place are the same in both lists: made only
+    // when something seems to have come or gone.
+    let mut ahead: Option<HashMap<&str, &T>> = None;
+    let mut in_ahead = |k: &str| {
+        ahead
+            .get_or_insert_with(|| was[..same].iter().map(|w| (key(w), w)).collect())
+            .get(k)
+            .copied()
+    };
+    for n in now_rest {
+        let old = before.get(key(n)).copied().or_else(|| in_ahead(key(n)));
+        pairs.push((n, old));
+    }
+    let gone = was_rest
+        .iter()
+        .filter(|w| !listed.contains(key(w)) && in_ahead(key(w)).is_none())
+        .collect();
     (pairs, gone)
 }
 
@@ -533,6 +551,11 @@ mod tests {
         reversed.reverse();
         let c = reading(reversed, vec![], vec![]);
         assert!(between("eu", &a, &c, 2).is_empty());
+        // A node listed twice has neither come nor gone.
+        let once = reading(vec![ready("n1"), ready("n2")], vec![], vec![]);
+        let twice = reading(vec![ready("n1"), ready("n1"), ready("n2")], vec![], vec![]);
+        assert!(between("eu", &once, &twice, 3).is_empty());
+        assert!(between("eu", &twice, &once, 4).is_empty());
     }
 
     #[test]
