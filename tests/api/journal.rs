@@ -255,11 +255,11 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
         first.recorded_until("late").await.expect("read"),
         Some(1_000)
     );
-    // b records "late". Its clock is behind a's: by it, this is the very
-    // second a last wrote.
+    // b records "late", from a's last write as its start found it. Its
+    // clock is behind a's: by it, this is the very second a last wrote.
     assert!(
         second
-            .record_period("b", 2, &period(&late, &["late"], 1_000, &[]), false)
+            .record_period("b", 2, &period(&late, &["late"], 1_000, &a_late), false)
             .await
             .expect("written")
     );
@@ -317,17 +317,17 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
     // and lets it go (an upgrade): a's next renewal finds the lease free
     // and takes it, so it looks unbroken. What a saw since its last write
     // may be in b's record too: not written.
+    let mine = [("quiet", by("a", 2_500))];
     assert!(second.hold_lease("b", 2).await.expect("lease"));
     assert!(
         second
-            .record_period("b", 2, &period(&[], &["quiet"], 2_600, &[]), false)
+            .record_period("b", 2, &period(&[], &["quiet"], 2_600, &mine), false)
             .await
             .expect("written")
     );
     second.release_lease("b").await.expect("released");
     assert!(first.hold_lease("a", 2).await.expect("lease"), "free again");
     let seen = events("quiet", 2);
-    let mine = [("quiet", by("a", 2_500))];
     let continued = period(&seen, &["quiet"], 2_700, &mine);
     assert!(
         !first
@@ -346,6 +346,16 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
             .await
             .expect("asked"),
         "recorded since the start looked"
+    );
+    // Nor records whose start could not read the database: someone has
+    // recorded the cluster, and it may have been b, in between.
+    let unknown = period(&seen, &["quiet"], 2_700, &[]);
+    assert!(
+        !first
+            .record_period("a", 2, &unknown, false)
+            .await
+            .expect("asked"),
+        "recorded by someone, though a's lease looks unbroken"
     );
     let quiet_filter = EventFilter {
         cluster: Some("quiet".into()),
@@ -425,10 +435,20 @@ async fn an_sqlite_journal_keeps_what_is_written_and_is_created_on_first_use() {
     first.let_go();
     assert!(second.hold(&other).await, "free once let go");
     second.let_go();
+    // Said once while kept; again once got anew (here on a file put in
+    // the place of its own): another may have said so meanwhile.
+    let lock = again.lock_file().expect("beside the journal");
+    assert!(first.hold(&again).await);
+    assert!(first.unannounced());
+    first.announced();
+    assert!(first.hold(&again).await && !first.unannounced(), "kept");
+    std::fs::remove_file(lock).expect("deleted");
+    assert!(first.hold(&again).await, "taken on the file there now");
+    assert!(first.unannounced(), "got anew");
+    first.let_go();
     // Its file deleted under the holder: still one holder, of the file
     // that is there now.
     assert!(first.hold(&again).await);
-    let lock = again.lock_file().expect("beside the journal");
     std::fs::remove_file(lock).expect("deleted");
     assert!(second.hold(&other).await, "the file there now is free");
     assert!(

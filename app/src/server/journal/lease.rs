@@ -48,10 +48,11 @@ pub struct Period<'a> {
     /// recorded in between, what this one saw meanwhile may be in that
     /// record too. A lease that looks unbroken may not have been: another
     /// console can have taken it over, recorded and let it go between two
-    /// of this one's periods. A cluster of `clusters` left out (its
-    /// database did not say, when recording of it started) is written
-    /// while the lease holds unbroken; after a lapse, only if nobody
-    /// has ever recorded it.
+    /// of this one's periods, so it is checked all the same. A cluster of
+    /// `clusters` left out (its database did not say, when recording of
+    /// it started) is written only if nobody has ever recorded it; else
+    /// the period is refused, and recording starts again from what the
+    /// database says then.
     pub expected: &'a [(&'a str, Option<LastWrite>)],
 }
 
@@ -88,11 +89,10 @@ impl JournalStore {
             sqlx::query("UPDATE recorder SET expires = expires WHERE name = 'journal'")
                 .execute(&mut *tx)
                 .await?;
-            let unbroken = holds_unlapsed(&mut tx, self.backend(), holder).await?;
             let unknown = period
                 .clusters
                 .iter()
-                .filter(|c| !unbroken && !period.expected.iter().any(|(e, _)| e == *c))
+                .filter(|c| !period.expected.iter().any(|(e, _)| e == *c))
                 .map(|c| (*c, None));
             let expected: Vec<(&str, Option<LastWrite>)> =
                 period.expected.iter().cloned().chain(unknown).collect();
@@ -211,23 +211,6 @@ impl JournalStore {
     }
 }
 
-/// Whether `holder` holds the lease and it has not lapsed.
-async fn holds_unlapsed(
-    conn: &mut AnyConnection,
-    backend: Backend,
-    holder: &str,
-) -> Result<bool, StoreError> {
-    let sql = format!(
-        "SELECT holder, expires, {} FROM recorder WHERE name = 'journal'",
-        now(backend)
-    );
-    let row = sqlx::query(&sql).fetch_optional(&mut *conn).await?;
-    Ok(row.is_some_and(|r| {
-        r.try_get::<String, _>(0).is_ok_and(|h| h == holder)
-            && matches!((r.try_get::<i64, _>(1), r.try_get::<i64, _>(2)), (Ok(expires), Ok(now)) if expires >= now)
-    }))
-}
-
 /// Whether the last write of any of `clusters` is not the one given with
 /// it (`None`: none at all): another console recorded it since. Who wrote
 /// last and at exactly what time, not whose time is later, so that the
@@ -310,11 +293,16 @@ pub struct Presence {
     announced: bool,
 }
 
-impl Presence {
-    pub fn held(&self) -> bool {
-        self.held
-    }
+/// What asking for the lock found.
+enum Asked {
+    /// Held since it was last asked for.
+    Kept,
+    /// Got anew (first, or after it was lost or its file replaced).
+    Got,
+    Refused,
+}
 
+impl Presence {
     /// Whether this console holds the lock and has yet to say so.
     pub fn unannounced(&self) -> bool {
         self.held && !self.announced
@@ -329,16 +317,16 @@ impl Presence {
     /// console holds it. A broken connection is given up (its session and
     /// lock are gone with it) and the lock asked for anew.
     pub async fn hold(&mut self, store: &JournalStore) -> bool {
-        let held = self.take_or_keep(store).await;
+        let asked = self.take_or_keep(store).await;
+        self.held = !matches!(asked, Asked::Refused);
         // Said again once got again: another may have said so meanwhile.
-        self.announced &= held;
-        held
+        self.announced &= matches!(asked, Asked::Kept);
+        self.held
     }
 
-    async fn take_or_keep(&mut self, store: &JournalStore) -> bool {
+    async fn take_or_keep(&mut self, store: &JournalStore) -> Asked {
         if store.backend() != Backend::Postgres {
-            self.held = self.hold_file(store);
-            return self.held;
+            return self.hold_file(store);
         }
         if self.held {
             let alive = match self.conn.as_mut() {
@@ -349,23 +337,23 @@ impl Presence {
                 None => false,
             };
             if alive {
-                return true;
+                return Asked::Kept;
             }
             self.let_go();
         }
-        self.held = match tokio::time::timeout(PRESENCE_TIMEOUT, self.try_lock(store)).await {
-            Ok(Ok(held)) => held,
+        match tokio::time::timeout(PRESENCE_TIMEOUT, self.try_lock(store)).await {
+            Ok(Ok(true)) => Asked::Got,
+            Ok(Ok(false)) => Asked::Refused,
             Ok(Err(e)) => {
                 tracing::debug!(error = %e, "the journal's presence lock could not be asked for");
                 self.conn = None;
-                false
+                Asked::Refused
             }
             Err(_) => {
                 self.conn = None;
-                false
+                Asked::Refused
             }
-        };
-        self.held
+        }
     }
 
     async fn try_lock(&mut self, store: &JournalStore) -> Result<bool, StoreError> {
@@ -387,12 +375,12 @@ impl Presence {
 
     /// SQLite's lock: on a file the system lets go of when the process
     /// ends, however it ends (unlike a row, which outlives it).
-    fn hold_file(&mut self, store: &JournalStore) -> bool {
+    fn hold_file(&mut self, store: &JournalStore) -> Asked {
         let Some(path) = store.lock_file() else {
-            return false;
+            return Asked::Refused;
         };
         match &self.file {
-            Some(file) if same_file(file, path) => return true,
+            Some(file) if same_file(file, path) => return Asked::Kept,
             // Deleted or replaced (by hand, a clean-up): a lock on a file
             // nobody else can open keeps nobody out. Taken on the one
             // there now, if it is free.
@@ -410,12 +398,12 @@ impl Presence {
         match opened.map(|file| file.try_lock().map(|()| file)) {
             Ok(Ok(file)) => {
                 self.file = Some(file);
-                true
+                Asked::Got
             }
-            Ok(Err(_)) => false,
+            Ok(Err(_)) => Asked::Refused,
             Err(e) => {
                 tracing::debug!(error = %e, path = %path.display(), "the journal's lock file could not be opened");
-                false
+                Asked::Refused
             }
         }
     }
@@ -426,7 +414,6 @@ impl Presence {
         self.conn = None;
         self.file = None;
         self.held = false;
-        self.announced = false;
     }
 }
 

@@ -443,6 +443,8 @@ impl Recorder {
         let Some(first) = round.followed.first() else {
             return true;
         };
+        // Not `written_since`, which reads no write at all as nobody having
+        // written since: here it means this write was not committed.
         match store.last_write(&first.cluster.tag.id).await {
             Ok(Some(last)) if last.is(&self.holder, at) => {
                 tracing::warn!(
