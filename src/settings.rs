@@ -460,13 +460,6 @@ fn journal_at(
     }
     let dir = path_setting(cli.data_dir.clone(), data_dir)
         .unwrap_or_else(|| PathBuf::from("llmgw-console-data"));
-    // The database is opened by URL, which says a path in UTF-8 only.
-    if dir.to_str().is_none() {
-        return Err(format!(
-            "--data-dir {}: give a directory whose name is UTF-8",
-            dir.display()
-        ));
-    }
     Ok(JournalAt::DataDir(dir))
 }
 
@@ -540,19 +533,6 @@ mod tests {
         let err = parse(&["--config", typo.to_str().expect("utf-8")]).expect_err("typo");
         assert!(err.contains("refresh_second"), "{err}");
         assert!(parse(&["--config", "/no/such/file.toml"]).is_err());
-    }
-
-    #[test]
-    fn a_data_dir_whose_name_is_not_utf8_is_refused_with_a_reason() {
-        use std::os::unix::ffi::OsStringExt;
-        let args = [
-            "llmgw-console".into(),
-            "--data-dir".into(),
-            std::ffi::OsString::from_vec(b"journal-\xff".to_vec()),
-        ];
-        let cli = Cli::try_parse_from(args).expect("a path");
-        let err = Settings::resolve(&cli).expect_err("refused");
-        assert!(err.contains("--data-dir") && err.contains("UTF-8"), "{err}");
     }
 
     #[test]

@@ -207,6 +207,17 @@ fn start_journal(
     if let JournalAt::DataDir(dir) = &settings.journal {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("--data-dir {}: cannot be made: {e}", dir.display()))?;
+        // The database is opened by a URL of its full path (symbolic links
+        // followed), which can say only UTF-8.
+        let full = std::fs::canonicalize(dir)
+            .map_err(|e| format!("--data-dir {}: cannot be found: {e}", dir.display()))?;
+        if full.to_str().is_none() {
+            return Err(format!(
+                "--data-dir {}: its full path, {}, is not UTF-8; give a directory whose path is",
+                dir.display(),
+                full.display()
+            ));
+        }
     }
     // Randomly keyed by the standard library: a name no other console has.
     let nonce = {

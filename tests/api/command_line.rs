@@ -53,3 +53,43 @@ fn help_explains_every_setting() {
         assert!(help.contains(flag), "{flag} missing from --help");
     }
 }
+
+#[test]
+fn a_data_dir_whose_full_path_is_not_utf8_is_refused_at_start() {
+    use std::os::unix::ffi::OsStrExt;
+    let base = std::env::temp_dir().join(format!("llmgw-test-data-dir-{}", std::process::id()));
+    let odd = base.join(std::ffi::OsStr::from_bytes(b"journal-\xff"));
+    std::fs::create_dir_all(&odd).expect("made");
+    // Named in UTF-8, but a link to the directory that is not.
+    let link = base.join("journal");
+    std::os::unix::fs::symlink(&odd, &link).expect("linked");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_llmgw-console"))
+        .args(["--demo", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(&link)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waited") {
+            break Some(status);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("piped"), &mut stderr)
+        .expect("read");
+    let _ = std::fs::remove_dir_all(&base);
+    let status = status.expect("refused at start, not left running");
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    let reason = stderr.trim().lines().last().unwrap_or_default();
+    assert!(
+        reason.starts_with("llmgw-console: --data-dir") && reason.contains("not UTF-8"),
+        "{stderr}"
+    );
+}

@@ -328,35 +328,26 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
     second.release_lease("b").await.expect("released");
     assert!(first.hold_lease("a", 2).await.expect("lease"), "free again");
     let seen = events("quiet", 2);
-    let continued = period(&seen, &["quiet"], 2_700, &mine);
-    assert!(
-        !first
-            .record_period("a", 2, &continued, false)
-            .await
-            .expect("asked"),
-        "b recorded in between, though a's lease looks unbroken"
-    );
-    // Records that start a cluster afresh expect the record as the start
-    // found it: here, none at all.
     let never = [("quiet", None)];
-    let started = period(&seen, &["quiet"], 2_700, &never);
-    assert!(
-        !first
-            .record_period("a", 2, &started, false)
-            .await
-            .expect("asked"),
-        "recorded since the start looked"
-    );
-    // Nor records whose start could not read the database: someone has
-    // recorded the cluster, and it may have been b, in between.
-    let unknown = period(&seen, &["quiet"], 2_700, &[]);
-    assert!(
-        !first
-            .record_period("a", 2, &unknown, false)
-            .await
-            .expect("asked"),
-        "recorded by someone, though a's lease looks unbroken"
-    );
+    for (expected, why) in [
+        (
+            &mine[..],
+            "b recorded in between, though a's lease looks unbroken",
+        ),
+        // Records that start a cluster afresh expect the record as the
+        // start found it: here, none at all.
+        (&never[..], "recorded since the start looked"),
+        // Nor records whose start could not read the database: someone
+        // has recorded the cluster, and it may have been b, in between.
+        (
+            &[][..],
+            "recorded by someone, though a's lease looks unbroken",
+        ),
+    ] {
+        let records = period(&seen, &["quiet"], 2_700, expected);
+        let written = first.record_period("a", 2, &records, false).await;
+        assert!(!written.expect("asked"), "{why}");
+    }
     let quiet_filter = EventFilter {
         cluster: Some("quiet".into()),
         ..EventFilter::default()
@@ -439,9 +430,11 @@ async fn an_sqlite_journal_keeps_what_is_written_and_is_created_on_first_use() {
     // the place of its own): another may have said so meanwhile.
     let lock = again.lock_file().expect("beside the journal");
     assert!(first.hold(&again).await);
-    assert!(first.unannounced());
     first.announced();
     assert!(first.hold(&again).await && !first.unannounced(), "kept");
+    first.let_go();
+    assert!(first.hold(&again).await && first.unannounced(), "got again");
+    first.announced();
     std::fs::remove_file(lock).expect("deleted");
     assert!(first.hold(&again).await, "taken on the file there now");
     assert!(first.unannounced(), "got anew");

@@ -78,7 +78,8 @@ struct Followed {
     /// The record's last write of it as this console's waiting records
     /// of it expect to find it, or they are not written: this console's
     /// own last write, or the one found when recording of it started
-    /// (`Some(None)`: none). `None` when the database did not say.
+    /// (`Some(None)`: none). `None` when the database has never said: a
+    /// start whose read failed keeps what was known before it.
     expect: Option<Option<LastWrite>>,
     /// When the wall's figures were last kept for the trends.
     sampled_at: i64,
@@ -267,7 +268,10 @@ impl Recorder {
             // Lost while the database did not answer this console (and
             // did another): what it saw meanwhile may be the new
             // holder's record too.
-            self.lost(round);
+            self.lost(
+                round,
+                "this console lost the journal's lease; another records now",
+            );
         }
         let now_leading = holds.unwrap_or(round.leading);
         if now_leading && !round.leading {
@@ -349,7 +353,11 @@ impl Recorder {
                     Some(last) => pending.extend(between(cluster, last, &read, at)),
                     None => {
                         let (start, found) = self.started(store, cluster, at).await;
-                        f.expect = found;
+                        // A read that failed leaves the last write known
+                        // before: still checked exactly, so safe, and not
+                        // a refusal of every cluster's records because a
+                        // write this console made itself is unknown.
+                        f.expect = found.or(f.expect.take());
                         f.resumed = start.detail.as_deref() == Some(RESUMED);
                         f.to_find = ToFind::ALL;
                         f.started_at = at;
@@ -415,10 +423,14 @@ impl Recorder {
                 true
             }
             // Reads so slow, or a database away so long, that the lease
-            // lapsed and another console took over: it records this
-            // period.
+            // lapsed and another console took over (it records this
+            // period); or another console recorded a cluster since (see
+            // `Period::expected`).
             Ok(false) => {
-                self.lost(round);
+                self.lost(
+                    round,
+                    "a period of the journal was refused: this console lost its lease, or another console recorded since; recording starts again",
+                );
                 round.leading = false;
                 false
             }
@@ -492,15 +504,15 @@ impl Recorder {
         }
     }
 
-    /// The lease was lost: another console records now, from its own start
-    /// of recording, and what this one saw but had not written may be in
-    /// the other's record too. Dropped, so that nothing is recorded twice;
+    /// The lease was lost, or a period refused: another console records
+    /// now, or did since, from its own start of recording, and what this
+    /// one saw but had not written may be in the other's record too. Dropped, so that nothing is recorded twice;
     /// the log says how much.
-    fn lost(&self, round: &mut Round) {
+    fn lost(&self, round: &mut Round, why: &str) {
         tracing::warn!(
             holder = %self.holder,
             dropped = round.pending.len(),
-            "this console lost the journal's lease; another records now"
+            "{why}"
         );
         round.pending.clear();
         round.unanswered = None;
@@ -562,7 +574,10 @@ impl Recorder {
         // Renewed for no time: it is let go right after.
         match store.record_period(&self.holder, 0, &period, false).await {
             Ok(true) => round.pending.clear(),
-            Ok(false) => {}
+            Ok(false) => tracing::warn!(
+                dropped = round.pending.len(),
+                "journal records not written as the console stopped: its lease was lost, or another console recorded since"
+            ),
             Err(e) => tracing::warn!(
                 error = %e,
                 dropped = round.pending.len(),
