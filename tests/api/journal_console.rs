@@ -10,7 +10,7 @@ use app::server::journal::{EventFilter, JournalStore};
 use app::urls;
 
 use crate::databases::{Postgres, TempDir, sqlite_url};
-use crate::helpers::{fetch_page, http, simulator_list};
+use crate::helpers::{BASE, fetch_page, http, simulator_list};
 use crate::html::Page;
 use crate::process::Process;
 
@@ -1051,4 +1051,81 @@ async fn an_unhealthy_gpu_says_since_when_in_the_list_on_its_page_and_on_the_wal
             .find(|e| e.kind == EventKind::GpuHealthy)
     })
     .await;
+}
+
+#[tokio::test]
+async fn an_explain_page_says_since_when_its_model_is_in_its_state_and_shows_its_history() {
+    let simulator = Process::simulator().await;
+    let Recording {
+        console,
+        store,
+        _dir,
+        ..
+    } = recording(&simulator, "journal-explain").await;
+    // A model serving with nothing starting: asked for more than run, it
+    // is not placed (what an operator's edit of the catalog does).
+    let models = simulator_list(&simulator.url, "models").await;
+    let model = models
+        .iter()
+        .find(|m| {
+            let (ready, min, total) = (&m["ready"], &m["min"], &m["total"]);
+            ready.as_i64() >= min.as_i64() && min.as_i64() > Some(0) && ready == total
+        })
+        .expect("a ready model");
+    let name = model["name"].as_str().expect("named").to_string();
+    let page = urls::placement(&name).replace(BASE, "");
+    let since = until("the explain page dates the state found", async || {
+        let page = Page::parse(&fetch_page(&console.root, &page).await);
+        page.has(".model-line .since")
+            .then(|| page.text(".model-line .since"))
+    })
+    .await;
+    assert!(
+        since.starts_with("since at least ") && since.contains("(recorded from then)"),
+        "a state found at the record's start is not dated before it: {since}"
+    );
+    let min = model["ready"].as_i64().expect("a count") + 3;
+    let answer = http()
+        .post(format!("{}/_simulator/minimum", simulator.url))
+        .json(&serde_json::json!({ "model": name, "min": min }))
+        .send()
+        .await
+        .expect("the simulator answers");
+    assert!(answer.status().is_success(), "{}", answer.status());
+    let of_model = EventFilter {
+        model: Some(name.clone()),
+        kinds: vec![EventKind::ModelStatus],
+        ..EventFilter::default()
+    };
+    let recorded = until("the change is recorded", async || {
+        let read = store.read(&of_model, 10).await.expect("the journal reads");
+        (!read.is_empty()).then_some(read)
+    })
+    .await;
+    assert_eq!(recorded.len(), 1, "recorded once");
+    let changed = until("the explain page dates the change", async || {
+        let page = Page::parse(&fetch_page(&console.root, &page).await);
+        let since = page.text(".model-line .since");
+        since.starts_with("for ").then_some(page)
+    })
+    .await;
+    let since = changed.text(".model-line .since");
+    assert!(
+        since.contains("(since ") && since.contains(" UTC)"),
+        "{since}"
+    );
+    assert!(
+        changed
+            .text("section.history")
+            .contains("ready → not placed"),
+        "{}",
+        changed.text("section.history")
+    );
+    // Another model's record is not in this one's history.
+    let other = models
+        .iter()
+        .filter_map(|m| m["name"].as_str())
+        .find(|n| !n.contains(name.as_str()) && !name.contains(n))
+        .expect("another model");
+    assert!(!changed.text("section.history").contains(other));
 }
