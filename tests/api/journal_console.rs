@@ -113,6 +113,24 @@ pub(crate) async fn count(store: &JournalStore, kind: EventKind) -> usize {
         .len()
 }
 
+/// Seconds since 1970 by this machine's clock, as the console dates.
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs() as i64
+}
+
+/// An SQLite journal in a directory of its own, made before any console
+/// runs on it, for the test to write what an earlier console would have.
+async fn journal_before_a_console(name: &str) -> (TempDir, JournalStore) {
+    let dir = TempDir::new(name);
+    let store = JournalStore::open(&sqlite_url(&dir.0))
+        .await
+        .expect("opens");
+    (dir, store)
+}
+
 /// The newest start of recording in the journal.
 async fn newest_start(store: &JournalStore) -> JournalEvent {
     let filter = EventFilter {
@@ -930,16 +948,10 @@ async fn the_events_page_filters_pages_and_says_what_it_cannot_read() {
 #[tokio::test]
 async fn the_walls_trends_reach_back_a_week_from_the_store_and_survive_a_restart() {
     let simulator = Process::simulator().await;
-    let dir = TempDir::new("journal-trends");
-    let store = JournalStore::open(&sqlite_url(&dir.0))
-        .await
-        .expect("opens");
+    let (dir, store) = journal_before_a_console("journal-trends").await;
     // A week of samples as an earlier console kept them, and one older
     // than the trends reach back.
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("a clock")
-        .as_secs() as i64;
+    let now = unix_now();
     let day = 86_400;
     for (ago, trouble) in [(8 * day, 99), (6 * day, 1), (3 * day, 42), (3600, 2)] {
         let sample = app::wall::Sample {
@@ -1128,4 +1140,49 @@ async fn an_explain_page_says_since_when_its_model_is_in_its_state_and_shows_its
         .find(|n| !n.contains(name.as_str()) && !name.contains(n))
         .expect("another model");
     assert!(!changed.text("section.history").contains(other));
+}
+
+#[tokio::test]
+async fn a_console_prunes_what_is_older_than_retain_at_its_start() {
+    let simulator = Process::simulator().await;
+    let (dir, store) = journal_before_a_console("journal-retain").await;
+    let now = unix_now();
+    let days = |n: i64| now - n * 86_400;
+    let nodes = nodes_in(&simulator, "ready").await;
+    let changed = |at, node: &str| {
+        JournalEvent::new(at, "default", EventKind::NodeState)
+            .node(node)
+            .change("cordoned", "ready")
+    };
+    // A node's state changed 41 days ago and again 40 days ago; others'
+    // 29 days and a day ago.
+    let written = [
+        changed(days(41), &nodes[0]),
+        changed(days(40), &nodes[0]),
+        changed(days(29), &nodes[1]),
+        changed(days(1), &nodes[2]),
+    ];
+    store.append(&written).await.expect("written");
+    let states = EventFilter {
+        kinds: vec![EventKind::NodeState],
+        ..EventFilter::default()
+    };
+    let before = store.read(&states, 100).await.expect("the journal reads");
+    assert_eq!(before.len(), written.len(), "{before:?}");
+    let data = dir.0.display().to_string();
+    let mut args = console_args(&simulator, ["--data-dir", &data]);
+    args.extend(["--retain", "30"]);
+    let _console = Process::start(&args).await;
+    let kept = until("the start's prune has run", async || {
+        let kept = store.read(&states, 100).await.expect("the journal reads");
+        kept.iter().all(|e| e.at != days(41)).then_some(kept)
+    })
+    .await;
+    for (at, node) in [(days(29), &nodes[1]), (days(1), &nodes[2])] {
+        assert!(
+            kept.iter()
+                .any(|e| e.at == at && e.node.as_deref() == Some(node.as_str())),
+            "a record within --retain is kept: {kept:?}"
+        );
+    }
 }
