@@ -506,8 +506,8 @@ impl Recorder {
 
     /// The lease was lost, or a period refused: another console records
     /// now, or did since, from its own start of recording, and what this
-    /// one saw but had not written may be in the other's record too. Dropped, so that nothing is recorded twice;
-    /// the log says how much.
+    /// one saw but had not written may be in the other's record too.
+    /// Dropped, so that nothing is recorded twice; the log says how much.
     fn lost(&self, round: &mut Round, why: &str) {
         tracing::warn!(
             holder = %self.holder,
