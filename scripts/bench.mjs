@@ -535,7 +535,7 @@ async function holds() {
         const action = await request(`${url}/api/set_node_state`, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: `node=${encodeURIComponent(node)}&state=ready`,
+          body: `node=${encodeURIComponent(node)}&state=ready&confirm=yes`,
         }).catch(() => ({ status: 0, ms: 10_000 }));
         actionTimes.push(action.ms);
         if (action.status === 504) timeouts++;

@@ -42,6 +42,15 @@ pub struct DrainPreview {
     pub listed: bool,
     pub replicas: Vec<ReplicaView>,
     pub at_risk: Vec<AtRisk>,
+    /// The moving replicas that no other node could take now (by the
+    /// estimate: a node in placement, of the draining node's class, with
+    /// the shard's GPUs free and healthy): they would wait.
+    #[serde(default)]
+    pub stranded: Vec<String>,
+    /// Since when the node has been in its state, and who set it and why,
+    /// from the journal: what an uncordon would undo.
+    #[serde(default)]
+    pub state_since: Option<crate::journal_record::StateSince>,
 }
 
 pub fn drain_preview(
@@ -71,11 +80,56 @@ pub fn drain_preview(
             })
         })
         .collect();
+    let stranded = if moving.is_empty() {
+        Vec::new()
+    } else {
+        stranded(node, nodes, replicas, &moving)
+    };
     DrainPreview {
         listed: nodes.iter().any(|n| n.id == node),
         replicas: moving,
         at_risk,
+        stranded,
+        state_since: None,
     }
+}
+
+/// Which of `moving` (off `node`) no other node could take now.
+fn stranded(
+    node: &str,
+    nodes: &[NodeView],
+    replicas: &[ReplicaView],
+    moving: &[ReplicaView],
+) -> Vec<String> {
+    use crate::estimate::{Need, homes};
+    let mut in_use: std::collections::HashMap<&str, i64> = std::collections::HashMap::new();
+    for r in replicas {
+        for s in &r.shards {
+            *in_use.entry(s.node.as_str()).or_default() += s.gpus.len() as i64;
+        }
+    }
+    let classes = nodes
+        .iter()
+        .find(|n| n.id == node)
+        .map(|n| n.classes.clone())
+        .unwrap_or_default();
+    moving
+        .iter()
+        .filter(|r| {
+            r.shards.iter().filter(|s| s.node == node).any(|s| {
+                let need = Need {
+                    gpus: Some(s.gpus.len().max(1) as i64),
+                    classes: classes.clone(),
+                    ..Need::default()
+                };
+                let candidates = nodes
+                    .iter()
+                    .map(|n| (n, Some(in_use.get(n.id.as_str()).copied().unwrap_or(0))));
+                homes(&need, candidates, node).is_empty()
+            })
+        })
+        .map(|r| r.id.clone())
+        .collect()
 }
 
 /// One reason and the nodes it hit, counted.
@@ -91,11 +145,12 @@ pub struct ReasonGroup {
 pub fn group_by_reason(rejections: &[Rejection]) -> Vec<ReasonGroup> {
     let mut groups: Vec<ReasonGroup> = Vec::new();
     for r in rejections {
-        let group = match groups.iter_mut().position(|g| g.reason == r.reason) {
+        let kind = crate::reasons::kind_of(&r.reason);
+        let group = match groups.iter_mut().position(|g| g.reason == kind) {
             Some(i) => &mut groups[i],
             None => {
                 groups.push(ReasonGroup {
-                    reason: r.reason.clone(),
+                    reason: kind,
                     count: 0,
                     nodes: Vec::new(),
                 });
@@ -246,6 +301,8 @@ mod tests {
         ];
         let models = vec![model("big", 2, 2), model("small", 3, 2)];
         let p = drain_preview("a", &[], &models, &replicas);
+        // No node listed: nowhere for them to go.
+        assert_eq!(p.stranded, ["r1", "r3"]);
         let ids: Vec<&str> = p.replicas.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(ids, ["r1", "r3"]);
         assert_eq!(

@@ -13,6 +13,7 @@ pub mod audit_record;
 pub mod cluster_tag;
 pub mod components;
 pub mod error;
+pub mod estimate;
 pub mod events_query;
 pub mod fixes;
 pub mod format;
@@ -20,6 +21,7 @@ pub mod joins;
 pub mod journal_record;
 pub mod live;
 pub mod pages;
+pub mod reasons;
 #[cfg(feature = "ssr")]
 pub mod server;
 pub mod server_fns;

@@ -1,4 +1,4 @@
-import { cell, cluster, collectInSimulator, expect, fileSize, withJs, nodeRow, setNodeStateInSimulator, test, waitForIslands, stateBadge } from './support';
+import { cell, cluster, collectInSimulator, expect, fileSize, withJs, nodeRow, test, waitForIslands, stateBadge } from './support';
 
 test('a drain shows its preview, is confirmed, and the node drains', async ({ page }, testInfo) => {
   const { nodes, replicas } = await cluster(testInfo);
@@ -48,13 +48,25 @@ test('a cordon keeps its reason, shown beside the state and in the history', asy
   await expect(page.locator('section.history')).toContainText('ready → cordoned');
 });
 
-test('uncordon needs no confirmation', async ({ page }, testInfo) => {
+test('uncordon asks first, and says who cordoned the node and why', async ({ page }, testInfo) => {
   const { nodes } = await cluster(testInfo);
   const node = nodes.find((n) => n.state === 'ready')!.id;
-  await setNodeStateInSimulator(testInfo, node, 'cordoned');
-  await page.goto('/nodes');
-  if (withJs(testInfo)) await waitForIslands(page);
-  await nodeRow(page, node).getByRole('button', { name: `Uncordon ${node}` }).click();
+  const reason = `GPU 3 Xid 48, RMA ${testInfo.project.name} - do not uncordon`;
+  await page.goto(`/nodes?confirm=cordon&node=${encodeURIComponent(node)}`);
+  const cordon = page.getByRole('dialog', { name: `Cordon ${node}?` });
+  await cordon.getByLabel(/Reason/).fill(reason);
+  await cordon.getByRole('button', { name: `Cordon ${node}` }).click();
+  await expect(page.getByRole('status').first()).toContainText(`${node} is now cordoned`);
+  // Once the journal has dated the cordon, the uncordon dialog says whose it is.
+  await expect(async () => {
+    await page.goto('/nodes');
+    if (withJs(testInfo)) await waitForIslands(page);
+    await nodeRow(page, node).getByRole('link', { name: `Uncordon ${node}` }).click();
+    await expect(page.getByRole('dialog', { name: `Uncordon ${node}?` }).locator('.hold')).toContainText(reason, { timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
+  const dialog = page.getByRole('dialog', { name: `Uncordon ${node}?` });
+  await expect(dialog.locator('.hold')).toContainText('Set on purpose');
+  await dialog.getByRole('button', { name: `Uncordon ${node}` }).click();
   await expect(page.getByRole('status')).toContainText(`${node} is now ready`);
   await expect(await stateBadge(nodeRow(page, node))).toHaveText('ready');
 });

@@ -63,14 +63,17 @@ test('not placed links to the explanation, and by-node grouping names each node'
 
 test('a rejection by a cordoned node offers uncordon right there, and it works', async ({ page }, testInfo) => {
   const { nodes, explains } = await cluster(testInfo);
-  const cordoned = new Set(nodes.filter((n) => n.state === 'cordoned' || n.state === 'draining').map((n) => n.id));
+  // Not a draining node: a drain is somebody's purpose, never the best fix.
+  const cordoned = new Set(nodes.filter((n) => n.state === 'cordoned').map((n) => n.id));
   const explain = explains.find((e) => e.rejections.some((r) => cordoned.has(r.node)))!;
   const node = explain.rejections.find((r) => cordoned.has(r.node))!.node;
   await page.goto(`/models/${encodeURIComponent(explain.model)}/placement`);
   await expect(page.locator('.outlook-sentence')).toContainText(`uncordoning ${node} would remove`);
   await expect(page.locator('table.rejections li.fix[data-fix="uncordon"]').first()).toContainText(`uncordon ${node}`);
   if (withJs(testInfo)) await waitForIslands(page);
-  await page.getByRole('button', { name: `Uncordon ${node}` }).first().click();
+  await page.getByRole('link', { name: `Uncordon ${node}` }).first().click();
+  // It asks first, as cordon does.
+  await page.getByRole('dialog', { name: `Uncordon ${node}?` }).getByRole('button', { name: `Uncordon ${node}` }).click();
   await expect(page.getByRole('status')).toContainText(`${node} is now ready`);
   await expect(page).toHaveURL(/\/placement/);
   await expect(page.locator('li.fix[data-fix="uncordon"]')).toHaveCount(0);

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use app::admin_api::types::{
     CollectResult, ExplainView, ModelView, NodeState, NodeStateChange, NodeView, OrphanView,
-    ReplicaView, TargetState,
+    Rejection, ReplicaView, TargetState,
 };
 
 /// A failure the real server would answer with a 4xx status.
@@ -36,6 +36,21 @@ pub struct SimReplica {
     pub last_used: Option<Instant>,
 }
 
+/// What one shard of a model needs, for a cluster that works out its
+/// explanations from its state rather than keeping written ones: a
+/// placement check of llmgw's kind over the nodes of the spec's class,
+/// naming every check each node fails (state, anti-affinity, free healthy
+/// GPUs, disk), one rejection each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spec {
+    pub profile: String,
+    pub pool: String,
+    pub class: String,
+    pub gpus: i64,
+    /// Room for the weights; 0 asks for none.
+    pub disk_gb: i64,
+}
+
 #[derive(Debug, Clone)]
 struct Drain {
     started: Instant,
@@ -54,6 +69,9 @@ pub struct Cluster {
     /// Nodes whose agent refuses to delete what it is asked to.
     pub refusing_nodes: BTreeSet<String>,
     pub audit: Vec<AuditEntry>,
+    /// Models whose explanation is worked out from the state at every
+    /// read (see [`Spec`]); the others keep `explains`.
+    pub placement: BTreeMap<String, Spec>,
     pub drain_step: Duration,
     drains: BTreeMap<String, Drain>,
     next_replica: u64,
@@ -77,6 +95,7 @@ impl Cluster {
             orphans,
             refusing_nodes,
             audit: Vec::new(),
+            placement: BTreeMap::new(),
             drain_step: Duration::from_secs(1),
             drains: BTreeMap::new(),
             next_replica,
@@ -157,6 +176,9 @@ impl Cluster {
                 "model {model:?} is not in the catalog"
             )));
         }
+        if let Some(spec) = self.placement.get(model) {
+            return Ok(self.place(model, spec));
+        }
         Ok(self.explains.get(model).cloned().unwrap_or(ExplainView {
             model: model.to_string(),
             placed: false,
@@ -230,6 +252,13 @@ impl Cluster {
                 });
                 kept.push(orphan);
             } else {
+                // The room comes back to the node, as a real deletion's does.
+                if let Some(n) = self.nodes.iter_mut().find(|n| n.id == orphan.node)
+                    && n.disk_total_gb > 0
+                {
+                    n.disk_free_gb =
+                        (n.disk_free_gb + orphan.bytes.max(0) / (1 << 30)).min(n.disk_total_gb);
+                }
                 results.push(CollectResult {
                     node: orphan.node.clone(),
                     files: orphan.paths.len() as i64,
@@ -250,6 +279,74 @@ impl Cluster {
             actor: actor.to_string(),
             action,
         });
+    }
+
+    /// Every node of `spec`'s pool that would turn a new shard down, with
+    /// each check it fails; the pool as a whole when none would take it.
+    fn place(&self, model: &str, spec: &Spec) -> ExplainView {
+        let mut used: HashMap<&str, BTreeSet<i64>> = HashMap::new();
+        let mut hosts: BTreeSet<&str> = BTreeSet::new();
+        for r in &self.replicas {
+            for shard in &r.view.shards {
+                used.entry(shard.node.as_str())
+                    .or_default()
+                    .extend(shard.gpus.iter().copied());
+                if r.view.model == model {
+                    hosts.insert(shard.node.as_str());
+                }
+            }
+        }
+        let none = BTreeSet::new();
+        let mut rejections = Vec::new();
+        let mut takers = 0;
+        for n in self
+            .nodes
+            .iter()
+            .filter(|n| n.classes.contains(&spec.class))
+        {
+            let free = free_of(n, used.get(n.id.as_str()).unwrap_or(&none)).len() as i64;
+            let mut reasons = Vec::new();
+            match &n.state {
+                NodeState::Ready => {}
+                NodeState::Cordoned => reasons.push("node is cordoned".to_string()),
+                NodeState::Draining => reasons.push("node is draining".to_string()),
+                other => reasons.push(format!("node is {}", other.as_str())),
+            }
+            if hosts.contains(n.id.as_str()) {
+                reasons.push("anti-affinity: already runs a replica of this model".to_string());
+            }
+            if free < spec.gpus {
+                reasons.push(format!("needs {} free GPUs, {free} free", spec.gpus));
+            }
+            if n.disk_total_gb > 0 && spec.disk_gb > 0 && n.disk_free_gb < spec.disk_gb {
+                reasons.push(format!(
+                    "insufficient disk: needs {}G, {}G free",
+                    spec.disk_gb, n.disk_free_gb
+                ));
+            }
+            if reasons.is_empty() {
+                takers += 1;
+            }
+            rejections.extend(reasons.into_iter().map(|reason| Rejection {
+                profile: spec.profile.clone(),
+                pool: spec.pool.clone(),
+                node: n.id.clone(),
+                reason,
+            }));
+        }
+        if takers == 0 {
+            rejections.push(Rejection {
+                profile: spec.profile.clone(),
+                pool: spec.pool.clone(),
+                node: String::new(),
+                reason: format!("no ready node in the pool has {} free GPUs", spec.gpus),
+            });
+        }
+        ExplainView {
+            model: model.to_string(),
+            placed: !hosts.is_empty(),
+            rejections,
+        }
     }
 
     /// GPU indices on `node` that are healthy and not used by any shard.

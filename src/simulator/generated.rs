@@ -8,7 +8,7 @@ use app::admin_api::types::{
     ExplainView, ModelView, NodeState, NodeView, OrphanView, Rejection, ReplicaView, Shard,
 };
 
-use super::cluster::{Cluster, SimReplica};
+use super::cluster::{Cluster, SimReplica, Spec};
 
 /// SplitMix64: a few lines, and its sequence for a seed never changes with a
 /// dependency upgrade, which is what "repeatable" needs here.
@@ -95,7 +95,19 @@ fn turned_down(node: &NodeView, want_gpus: i64, used: &BTreeSet<i64>) -> Option<
 }
 
 pub fn build(node_count: usize, model_count: usize, seed: u64) -> Cluster {
+    build_with(node_count, model_count, seed, false)
+}
+
+/// The same cluster, but its explanations worked out from its state at
+/// every read (see [`Spec`]): a change made through the admin API shows in
+/// the next explanation, as it would on llmgw.
+pub fn build_placed(node_count: usize, model_count: usize, seed: u64) -> Cluster {
+    build_with(node_count, model_count, seed, true)
+}
+
+fn build_with(node_count: usize, model_count: usize, seed: u64, placed_live: bool) -> Cluster {
     let mut rng = Rng(seed);
+    let mut specs = BTreeMap::new();
     let now = Instant::now();
 
     let mut nodes: Vec<(NodeView, &Pool)> = (0..node_count)
@@ -173,6 +185,17 @@ pub fn build(node_count: usize, model_count: usize, seed: u64) -> Cluster {
             1 + rng.below(3) as i64
         };
         let profile = format!("tp{want_gpus}-{}", pool.name);
+        specs.insert(
+            name.clone(),
+            Spec {
+                profile: profile.clone(),
+                pool: pool.name.into(),
+                class: pool.class.into(),
+                gpus: want_gpus,
+                // Not drawn from `rng`, so the cluster is the same either way.
+                disk_gb: [0, 40, 140, 690][m % 4],
+            },
+        );
         let mut rejections = Vec::new();
         let mut placed = 0;
         for _ in 0..min {
@@ -304,14 +327,18 @@ pub fn build(node_count: usize, model_count: usize, seed: u64) -> Cluster {
         .take(1)
         .map(|(n, _)| n.id.clone())
         .collect();
-    Cluster::new(
+    let mut cluster = Cluster::new(
         nodes.into_iter().map(|(n, _)| n).collect(),
         models,
         replicas,
         explains,
         orphans,
         refusing,
-    )
+    );
+    if placed_live {
+        cluster.placement = specs;
+    }
+    cluster
 }
 
 #[cfg(test)]

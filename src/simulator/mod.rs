@@ -13,7 +13,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use calls::Calls;
-pub use cluster::{AuditEntry, Cluster, SimError};
+pub use cluster::{AuditEntry, Cluster, SimError, Spec};
 use faults::{Fault, Faults, FaultyListener};
 use tokio::net::TcpListener;
 

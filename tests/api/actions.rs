@@ -160,17 +160,20 @@ async fn a_token_for_one_node_does_not_collect_every_node() {
 }
 
 #[tokio::test]
-async fn cordon_and_drain_need_a_confirmation_uncordon_does_not() {
+async fn every_change_of_state_needs_a_confirmation_uncordon_too() {
     let app = TestApp::spawn().await;
-    let refused = refusal(
-        app.server_fn(
-            "set_node_state",
-            &[("node", "gpu-l40s-01"), ("state", "draining")],
+    for state in ["draining", "cordoned", "ready"] {
+        let refused = refusal(
+            app.server_fn(
+                "set_node_state",
+                &[("node", "gpu-l40s-01"), ("state", state)],
+            )
+            .await,
         )
-        .await,
-    )
-    .await;
-    assert_eq!(refused, (428, ConsoleError::ConfirmationMissing));
+        .await;
+        assert_eq!(refused, (428, ConsoleError::ConfirmationMissing), "{state}");
+    }
+    assert!(app.simulator.audit().is_empty(), "nothing was sent");
     let ok = app
         .server_fn(
             "set_node_state",
@@ -185,7 +188,11 @@ async fn cordon_and_drain_need_a_confirmation_uncordon_does_not() {
     let ok = app
         .server_fn(
             "set_node_state",
-            &[("node", "gpu-l40s-01"), ("state", "ready")],
+            &[
+                ("node", "gpu-l40s-01"),
+                ("state", "ready"),
+                ("confirm", "yes"),
+            ],
         )
         .await;
     assert!(ok.status().is_success());
@@ -259,6 +266,7 @@ async fn an_action_the_admin_api_refuses_shows_its_message_verbatim() {
             &[
                 ("node", "no-such-node"),
                 ("state", "ready"),
+                ("confirm", "yes"),
                 ("back", "/c/default/nodes"),
             ],
         )

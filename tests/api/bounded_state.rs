@@ -76,7 +76,12 @@ async fn a_receipt_cannot_be_forged_or_edited() {
     let done = app
         .server_fn(
             "set_node_state",
-            &[("node", &node), ("state", "ready"), ("back", "/nodes")],
+            &[
+                ("node", &node),
+                ("state", "ready"),
+                ("confirm", "yes"),
+                ("back", "/nodes"),
+            ],
         )
         .await;
     let location = done.headers()["location"]
@@ -111,7 +116,11 @@ async fn after_requests(console: &Process, n: usize) -> u64 {
                 } else {
                     (
                         "set_node_state",
-                        vec![("node", "gpu-l40s-01"), ("state", "ready")],
+                        vec![
+                            ("node", "gpu-l40s-01"),
+                            ("state", "ready"),
+                            ("confirm", "yes"),
+                        ],
                     )
                 };
                 let r = http

@@ -221,6 +221,7 @@ async fn a_change_reaches_only_its_cluster_and_its_record_names_it() {
             &[
                 ("node", &node_ids(&fleet.eu)[0]),
                 ("state", "ready"),
+                ("confirm", "yes"),
                 ("back", "/c/us/nodes"),
             ],
         )

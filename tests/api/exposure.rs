@@ -144,7 +144,11 @@ async fn a_console_that_requires_a_user_refuses_an_anonymous_change() {
     let named = app
         .post_with(
             "set_node_state",
-            &[("node", node.as_str()), ("state", "ready")],
+            &[
+                ("node", node.as_str()),
+                ("state", "ready"),
+                ("confirm", "yes"),
+            ],
             &[("x-forwarded-user", "ana@ops")],
         )
         .await;

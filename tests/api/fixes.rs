@@ -1,7 +1,8 @@
 //! Explanations that name their fix: for each kind, a cluster where the
 //! live data supports it shows it on both the explain page and the node page,
 //! one where it does not shows none, and a reason worded unlike the
-//! simulator's still gets it.
+//! simulator's still gets it. Each explanation also turns another node down
+//! for lack of one GPU ([`NEED`]): what tells the console what a shard needs.
 
 use std::time::{Duration, Instant};
 
@@ -15,6 +16,8 @@ use crate::html::Page;
 /// A node with nothing to fix: ready, healthy, reporting, no orphans, no
 /// idle replica. Each test adds the one condition it is about.
 const NODE: &str = "gpu-l40s-03";
+/// The other node the explanation names, and why: a shard needs one GPU.
+const NEED: (&str, &str) = ("gpu-l40s-01", "needs 1 free GPUs, 0 free");
 
 /// What the pages say about one rejection of one model on [`NODE`].
 struct Shown {
@@ -51,26 +54,38 @@ async fn shown(reason: &str, adjust: impl FnOnce(&mut Cluster)) -> Shown {
             .expect("the node");
         assert_eq!(node.state, NodeState::Ready);
         assert!(node.unhealthy.is_empty());
-        cluster.orphans.retain(|o| o.node != NODE);
+        cluster
+            .orphans
+            .retain(|o| o.node != NODE && o.node != NEED.0);
         // The node's own replicas were used a moment ago.
         let now = Instant::now();
         for r in cluster.replicas.iter_mut() {
             r.last_used = Some(now);
         }
         for explain in cluster.explains.values_mut() {
-            explain.rejections.retain(|r| r.node != NODE);
+            explain
+                .rejections
+                .retain(|r| r.node != NODE && r.node != NEED.0);
         }
         cluster.explains.insert(
             model.clone(),
             ExplainView {
                 model: model.clone(),
                 placed: false,
-                rejections: vec![Rejection {
-                    profile: "single".into(),
-                    pool: "l40s".into(),
-                    node: NODE.into(),
-                    reason: reason.into(),
-                }],
+                rejections: vec![
+                    Rejection {
+                        profile: "single".into(),
+                        pool: "l40s".into(),
+                        node: NODE.into(),
+                        reason: reason.into(),
+                    },
+                    Rejection {
+                        profile: "single".into(),
+                        pool: "l40s".into(),
+                        node: NEED.0.into(),
+                        reason: NEED.1.into(),
+                    },
+                ],
             },
         );
         adjust(&mut cluster);
@@ -108,6 +123,10 @@ fn assert_only(shown: &Shown, kind: &str) {
 fn assert_none(shown: &Shown) {
     assert!(shown.placement.is_empty(), "{:?}", shown.sentences);
     assert!(shown.node_page.is_empty(), "{:?}", shown.node_page);
+    assert_no_fix(shown);
+}
+
+fn assert_no_fix(shown: &Shown) {
     assert!(
         shown.outlook.starts_with("No rejection has a fix"),
         "{}",
@@ -120,19 +139,21 @@ fn cordon(cluster: &mut Cluster) {
 }
 
 #[tokio::test]
-async fn a_cordoned_node_offers_uncordon_whatever_the_reason_says() {
+async fn a_cordoned_node_offers_uncordon_where_it_would_then_take_the_profile() {
     let shown_ = shown("node is cordoned", cordon).await;
     assert_only(&shown_, "uncordon");
     assert!(
-        shown_
-            .page
-            .has(&format!("button[aria-label=\"Uncordon {NODE}\"]")),
-        "the button is right there"
+        shown_.page.has(&format!(
+            "li.fix.in-reach a[aria-label=\"Uncordon {NODE}\"]"
+        )),
+        "the action is right there: {:?}",
+        shown_.sentences
     );
     assert_eq!(
         shown_.outlook,
         format!(
-            "1 of 1 rejection has a fix in reach; the best: uncordoning {NODE} would remove 1 of 1."
+            "1 of 2 rejections have a fix in reach; the best: uncordoning {NODE} would remove 1 \
+             of 2."
         )
     );
     // Worded as another llmgw might: the live state decides.
@@ -140,8 +161,47 @@ async fn a_cordoned_node_offers_uncordon_whatever_the_reason_says() {
         &shown("excluded: marked unschedulable by an operator", cordon).await,
         "uncordon",
     );
-    // The reason says cordoned, but the node is ready again: nothing to do.
-    assert_none(&shown("node is cordoned", |_| {}).await);
+    // The reason says cordoned, but the node is ready again: the row says
+    // so, and offers nothing.
+    let back = shown("node is cordoned", |_| {}).await;
+    assert_only(&back, "no-longer-true");
+    assert!(
+        back.sentences[0].starts_with(&format!("no longer true: {NODE} is ready")),
+        "{:?}",
+        back.sentences
+    );
+    assert_no_fix(&back);
+}
+
+#[tokio::test]
+async fn an_uncordon_that_would_not_place_the_model_is_never_offered() {
+    // Cordoned, and turned down for something an uncordon does not change.
+    let anti = shown(
+        "anti-affinity: already runs a replica of this model",
+        cordon,
+    )
+    .await;
+    assert_only(&anti, "uncordon");
+    assert!(!anti.page.has("li.fix.in-reach"), "{:?}", anti.sentences);
+    assert!(
+        anti.sentences[0].contains("uncordoning alone would not place single here"),
+        "{:?}",
+        anti.sentences
+    );
+    assert_no_fix(&anti);
+    // Cordoned, with every GPU taken.
+    let full = shown("node is cordoned", |cluster| {
+        cordon(cluster);
+        node_mut(cluster).unhealthy = (0..4).map(|g| format!("GPU {g}: Xid 79")).collect();
+    })
+    .await;
+    assert!(
+        full.sentences[0].contains("it has 0 usable GPUs of the 1 a shard needs"),
+        "{:?}",
+        full.sentences
+    );
+    assert!(!full.page.has("li.fix a[aria-label^=\"Uncordon\"]"));
+    assert_no_fix(&full);
 }
 
 fn orphans_of(bytes: i64) -> impl FnOnce(&mut Cluster) {
@@ -171,11 +231,7 @@ async fn a_node_short_of_disk_that_holds_orphans_offers_their_collection() {
             .contains(&scoped(&urls::collect_dialog(Some(NODE), None))),
         "the collection dialog for that node"
     );
-    assert!(
-        shown_
-            .outlook
-            .starts_with("No rejection has a fix in reach")
-    );
+    assert_no_fix(&shown_);
     // Enough, and worded as another llmgw might.
     let enough = shown(
         "model volume too small: 35 GiB wanted, 12 GiB available",
@@ -189,8 +245,25 @@ async fn a_node_short_of_disk_that_holds_orphans_offers_their_collection() {
         enough.sentences
     );
     assert!(enough.outlook.contains(&format!(
-        "the best: collecting orphaned weights on {NODE} would remove 1 of 1"
+        "the best: collecting orphaned weights on {NODE} would remove 1 of 2"
     )));
+    // Enough room, but the node is out of placement: collecting alone does
+    // not place it.
+    let fenced = shown(
+        "model volume too small: 35 GiB wanted, 12 GiB available",
+        |cluster| {
+            orphans_of(bytes)(cluster);
+            cordon(cluster);
+        },
+    )
+    .await;
+    let collect = fenced
+        .sentences
+        .iter()
+        .find(|s| s.starts_with("collecting"))
+        .expect("the collection is named");
+    assert!(collect.contains("but it is cordoned"), "{collect}");
+    assert_no_fix(&fenced);
     // No orphans there: nothing to collect.
     assert_none(&shown("insufficient disk: needs 55G, 12G free", |_| {}).await);
     // Orphans there, but the rejection is about something they cannot help.

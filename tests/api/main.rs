@@ -10,6 +10,7 @@ mod process;
 
 mod actions;
 mod admin_api_client;
+mod advice;
 mod assets;
 mod audit;
 mod bounded_state;

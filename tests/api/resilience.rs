@@ -106,9 +106,11 @@ async fn the_operator_named_by_the_proxy_is_sent_as_the_actor_of_a_change() {
     let upstream = ScriptedUpstream::spawn(200, "application/json", b"[]".to_vec()).await;
     let console = spawn_console(&upstream.address).await;
     let uncordon = |user: Option<&'static str>| {
-        let mut request = http()
-            .post(format!("{console}/api/set_node_state"))
-            .form(&[("node", "gpu-01"), ("state", "ready")]);
+        let mut request = http().post(format!("{console}/api/set_node_state")).form(&[
+            ("node", "gpu-01"),
+            ("state", "ready"),
+            ("confirm", "yes"),
+        ]);
         if let Some(user) = user {
             request = request.header("x-forwarded-user", user);
         }

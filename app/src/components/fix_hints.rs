@@ -14,7 +14,9 @@ use crate::urls;
 fn FixAction(fix: Fix) -> impl IntoView {
     let read_only = use_context::<UiSettings>().unwrap_or_default().read_only;
     match fix {
-        Fix::Uncordon { node, .. } if !read_only => view! { <UncordonButton node /> }.into_any(),
+        Fix::Uncordon { ref node, .. } if !read_only && fix.in_reach() => {
+            view! { <UncordonButton node=node.clone() /> }.into_any()
+        }
         Fix::Collect { node, .. } if !read_only => view! {
             <a class="button" href=urls::collect_dialog(Some(&node), None)>
                 {format!("Collect on {node}…")}
@@ -40,6 +42,7 @@ fn kind(fix: &Fix) -> &'static str {
         Fix::UnhealthyGpus { .. } => "unhealthy",
         Fix::IdleReplicas { .. } => "idle",
         Fix::Unreported { .. } => "unreported",
+        Fix::NoLongerTrue { .. } => "no-longer-true",
     }
 }
 
@@ -55,8 +58,9 @@ pub fn FixHints(fixes: Vec<Fix>) -> impl IntoView {
                 .into_iter()
                 .map(|fix| {
                     let (kind, in_reach, sentence) = (kind(&fix), fix.in_reach(), fix.sentence());
+                    let held = fix.held().then_some("true");
                     view! {
-                        <li class="fix" data-fix=kind class:in-reach=in_reach>
+                        <li class="fix" data-fix=kind data-held=held class:in-reach=in_reach>
                             <span>{sentence}</span>
                             " "
                             <FixAction fix />
@@ -86,9 +90,10 @@ pub fn OutlookBanner(outlook: Outlook) -> impl IntoView {
                                 .into_iter()
                                 .map(|m| {
                                     let kind = kind(&m.fix);
+                                    let held = m.fix.held().then_some("true");
                                     let sentence = format!("{} (removes {} of {total})", m.fix.sentence(), m.removes);
                                     view! {
-                                        <li class="remedy" data-fix=kind>
+                                        <li class="remedy" data-fix=kind data-held=held>
                                             <span>{sentence}</span>
                                             " "
                                             <FixAction fix=m.fix />

@@ -1,5 +1,5 @@
 //! Cordon, uncordon and drain: the buttons on a node's row and page, and the
-//! confirmation that cordon and drain ask for. The server re-checks all of it.
+//! confirmation each asks for. The server re-checks all of it.
 
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
@@ -48,24 +48,22 @@ pub fn NodeActions(node: NodeView) -> impl IntoView {
     .into_any()
 }
 
-/// Uncordon asks no confirmation: it only lets placement use the node again.
-/// The caller hides it on a read-only console; the server refuses it there
-/// anyway.
+/// Uncordon asks first, as cordon and drain do: a cordon is often someone's
+/// deliberate hold, and the dialog says whose and why. The caller hides it
+/// on a read-only console; the server refuses it there anyway.
 #[component]
 pub fn UncordonButton(node: String) -> impl IntoView {
     view! {
-        <form method="post" action=urls::scoped(SetNodeState::PATH) class="inline">
-            <input type="hidden" name="node" value=node.clone() />
-            <input type="hidden" name="state" value="ready" />
-            <input type="hidden" name="back" value=urls::here() />
-            <button type="submit" aria-label=format!("Uncordon {node}")>"Uncordon"</button>
-        </form>
+        <a class="button" href=urls::node_dialog(&urls::here(), "uncordon", &node) aria-label=format!("Uncordon {node}")>
+            "Uncordon"
+        </a>
     }
 }
 
-/// The confirmation for `?confirm=cordon|drain&node=ID`, with a drain's
-/// preview: the replicas that will move and the models that dip below their
-/// minimum while they do.
+/// The confirmation for `?confirm=cordon|drain|uncordon&node=ID`, with a
+/// drain's preview (the replicas that will move and the models that dip
+/// below their minimum while they do) and an uncordon's hold (who set the
+/// state, when and why).
 #[component]
 pub fn NodeActionDialog() -> impl IntoView {
     let params = use_query_map();
@@ -74,6 +72,7 @@ pub fn NodeActionDialog() -> impl IntoView {
             let state = match p.get("confirm").as_deref() {
                 Some("cordon") => Some(TargetState::Cordoned),
                 Some("drain") => Some(TargetState::Draining),
+                Some("uncordon") => Some(TargetState::Ready),
                 _ => None,
             };
             state.zip(p.get("node").filter(|n| !n.is_empty()))
@@ -120,18 +119,37 @@ fn NodeActionDialogFor(state: TargetState, node: String, report: DrainPreview) -
     let back = urls::here();
     let (verb, ctl) = match state {
         TargetState::Draining => ("Drain", "drain"),
-        _ => ("Cordon", "cordon"),
+        TargetState::Ready => ("Uncordon", "uncordon"),
+        TargetState::Cordoned => ("Cordon", "cordon"),
     };
     let explanation = match state {
         TargetState::Draining => {
             "New work stops going to this node and its replicas move elsewhere, one at a \
              time; each replacement comes up before the original stops."
         }
-        _ => "New work stops going to this node. What runs there keeps running.",
+        TargetState::Ready => "Placement may use this node again from now on.",
+        TargetState::Cordoned => {
+            "New work stops going to this node. What runs there keeps running."
+        }
     };
+    let hold = (state == TargetState::Ready).then(|| {
+        let line = match &report.state_since {
+            Some(s) if s.by.is_some() || s.reason.is_some() => format!(
+                "Set on purpose{}. Uncordon only if that no longer stands.",
+                crate::fixes::who_and_why(s)
+            ),
+            Some(s) => format!(
+                "Nobody said through a console who set its state, or why; it has been so {}.",
+                format::since(s)
+            ),
+            None => "The console's journal does not know who set its state, or why.".to_string(),
+        };
+        view! { <p class="hold" class:warn=report.state_since.as_ref().is_some_and(|s| s.by.is_some() || s.reason.is_some())>{line}</p> }
+    });
     view! {
         <ConfirmDialog title=format!("{verb} {node}?") cancel_href=back.clone()>
             <p>{explanation}</p>
+            {hold}
             {(state == TargetState::Draining).then(|| view! { <DrainPreviewView report /> })}
             <CtlCommand command=format::ctl_command_on(&crate::ui_settings::UiSettings::current().admin_api, &[ctl, &node]) />
             <form method="post" action=urls::scoped(SetNodeState::PATH) class="confirm-form">
@@ -169,8 +187,9 @@ fn DrainPreviewView(report: DrainPreview) -> impl IntoView {
                                 .replicas
                                 .into_iter()
                                 .map(|r| {
+                                    let stranded = report.stranded.contains(&r.id);
                                     view! {
-                                        <li>
+                                        <li class:stranded=stranded>
                                             <code>{r.id}</code>
                                             " "
                                             {r.model}
@@ -178,6 +197,9 @@ fn DrainPreviewView(report: DrainPreview) -> impl IntoView {
                                             {r.state}
                                             <SinceNote since=r.since.as_deref().cloned() />
                                             ")"
+                                            {stranded.then(|| view! {
+                                                <span class="warn">" no other node of its class has room for it now: it would wait"</span>
+                                            })}
                                         </li>
                                     }
                                 })

@@ -79,16 +79,7 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
             .collect(),
     );
     let ix = around.index();
-    let rejections = q.apply(
-        report
-            .rejections
-            .into_iter()
-            .map(|found| RejectionHere {
-                fixes: ix.fixes(&found.rejection),
-                found,
-            })
-            .collect(),
-    );
+    let rejections = q.apply(RejectionHere::advised(report.rejections, &ix));
     let shown = replicas.len() + rejections.len();
     let unexplained = report.unexplained;
     let gathering = report.gathering;

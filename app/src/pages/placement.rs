@@ -7,15 +7,19 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
-use crate::admin_api::types::Rejection;
+use std::collections::HashMap;
+
+use crate::admin_api::types::{NodeView, Rejection};
 use crate::components::{
     DataTable, FilterBar, FixHints, NotFound, OutlookBanner, ReceiptBanner, StatusBadge,
 };
-use crate::fixes::{Outlook, Surroundings};
+use crate::fixes::{Fix, Outlook};
 use crate::format::{self, ModelStatus, Situation};
 use crate::joins::{group_by_node, group_by_reason};
 use crate::live::Live;
+use crate::reasons;
 use crate::server_fns::placement::{PlacementReport, explain_placement};
+use crate::table::TableRow;
 use crate::table::{TableQuery, use_table_query};
 use crate::tables::{LiveNode, RejectionRow};
 use crate::urls::{self, encode_query};
@@ -104,20 +108,30 @@ fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
     let q = query.get();
     let grouping = Grouping::from_query(&q);
     let total = report.explain.rejections.len();
-    let shown = {
-        let ix = report.around.index();
-        q.apply(
-            report
-                .explain
-                .rejections
-                .iter()
-                .map(|r| RejectionRow::of(r, &ix))
-                .collect(),
-        )
-    };
-    let around = report.around.clone();
-    let outlook = Outlook::of(&report.explain.rejections, &report.around.index());
     let name = report.explain.model.clone();
+    let ix = report.around.index();
+    let advice = ix.advise(&name, &report.explain.rejections);
+    let outlook = Outlook::of(&advice);
+    let shown = q.apply(
+        report
+            .explain
+            .rejections
+            .iter()
+            .zip(&advice)
+            .map(|(r, fixes)| RejectionRow::of(r, ix.node(&r.node).cloned(), fixes.clone()))
+            .collect(),
+    );
+    // The fixes of each shown rejection, for the groupings.
+    let fixes_of: HashMap<String, Vec<Fix>> = shown
+        .iter()
+        .map(|row| (row.key(), row.fixes.clone()))
+        .collect();
+    let lives: HashMap<String, NodeView> = report
+        .around
+        .nodes
+        .iter()
+        .map(|n| (n.id.clone(), n.clone()))
+        .collect();
     let also_in = view! {
         <crate::components::AlsoIn
             tags=report.also_in.clone()
@@ -172,8 +186,8 @@ fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
                                 <DataTable rows=shown query class="data rejections stack" />
                             }
                                 .into_any(),
-                            Grouping::Reason => view! { <ByReason rejections=plain(shown) around /> }.into_any(),
-                            Grouping::Node => view! { <ByNode rejections=plain(shown) around /> }.into_any(),
+                            Grouping::Reason => view! { <ByReason rejections=plain(shown) fixes_of lives /> }.into_any(),
+                            Grouping::Node => view! { <ByNode rejections=plain(shown) fixes_of lives /> }.into_any(),
                         }
                     }}
                 }
@@ -199,9 +213,17 @@ fn plain(rows: Vec<RejectionRow>) -> Vec<Rejection> {
     rows.into_iter().map(|r| r.rejection).collect()
 }
 
+/// The key a [`RejectionRow`] of `r` has, to find its fixes by.
+fn key_of(r: &Rejection) -> String {
+    RejectionRow::of(r, None, Vec::new()).key()
+}
+
 #[component]
-fn ByReason(rejections: Vec<Rejection>, around: Surroundings) -> impl IntoView {
-    let ix = around.index();
+fn ByReason(
+    rejections: Vec<Rejection>,
+    fixes_of: HashMap<String, Vec<Fix>>,
+    lives: HashMap<String, NodeView>,
+) -> impl IntoView {
     view! {
         <div class="groups by-reason">
             {group_by_reason(&rejections)
@@ -222,9 +244,17 @@ fn ByReason(rejections: Vec<Rejection>, around: Surroundings) -> impl IntoView {
                                         {g.nodes
                                             .into_iter()
                                             .map(|n| {
-                                                let rejection = Rejection { node: n.clone(), reason: reason.clone(), ..Rejection::default() };
-                                                let fixes = ix.fixes(&rejection);
-                                                let live = ix.node(&n).cloned();
+                                                let fixes = rejections
+                                                    .iter()
+                                                    .filter(|r| r.node == n && reasons::kind_of(&r.reason) == reason)
+                                                    .flat_map(|r| fixes_of.get(&key_of(r)).cloned().unwrap_or_default())
+                                                    .fold(Vec::<Fix>::new(), |mut all, f| {
+                                                        if !all.contains(&f) {
+                                                            all.push(f);
+                                                        }
+                                                        all
+                                                    });
+                                                let live = lives.get(&n).cloned();
                                                 view! { <li><LiveNode node=n live /> <FixHints fixes /></li> }
                                             })
                                             .collect_view()}
@@ -241,8 +271,11 @@ fn ByReason(rejections: Vec<Rejection>, around: Surroundings) -> impl IntoView {
 }
 
 #[component]
-fn ByNode(rejections: Vec<Rejection>, around: Surroundings) -> impl IntoView {
-    let ix = around.index();
+fn ByNode(
+    rejections: Vec<Rejection>,
+    fixes_of: HashMap<String, Vec<Fix>>,
+    lives: HashMap<String, NodeView>,
+) -> impl IntoView {
     view! {
         <div class="groups by-node">
             {group_by_node(&rejections)
@@ -251,7 +284,7 @@ fn ByNode(rejections: Vec<Rejection>, around: Surroundings) -> impl IntoView {
                     let heading = if g.node.is_empty() {
                         view! { <span>{g.label}</span> }.into_any()
                     } else {
-                        let live = ix.node(&g.node).cloned();
+                        let live = lives.get(&g.node).cloned();
                         view! { <LiveNode node=g.node live /> }.into_any()
                     };
                     view! {
@@ -261,7 +294,7 @@ fn ByNode(rejections: Vec<Rejection>, around: Surroundings) -> impl IntoView {
                                 {g.rejections
                                     .into_iter()
                                     .map(|r| {
-                                        let fixes = ix.fixes(&r);
+                                        let fixes = fixes_of.get(&key_of(&r)).cloned().unwrap_or_default();
                                         view! {
                                             <li>
                                                 <span class="reason">{r.reason}</span>

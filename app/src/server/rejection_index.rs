@@ -74,6 +74,27 @@ impl RejectionIndex {
             .collect()
     }
 
+    /// Every rejection of each of `models`, in one pass: what their fixes
+    /// are judged over.
+    pub fn of_models(&self, models: &[&str]) -> Vec<(String, Vec<Rejection>)> {
+        let ids: Vec<u32> = models.iter().filter_map(|m| self.names.find(m)).collect();
+        let mut found: Vec<(String, Vec<Rejection>)> = ids
+            .iter()
+            .map(|id| (self.names.name(*id).to_string(), Vec::new()))
+            .collect();
+        for e in &self.entries {
+            if let Some(i) = ids.iter().position(|id| *id == e.model) {
+                found[i].1.push(Rejection {
+                    profile: self.names.name(e.profile).to_string(),
+                    pool: self.names.name(e.pool).to_string(),
+                    node: self.names.name(e.node).to_string(),
+                    reason: self.names.name(e.reason).to_string(),
+                });
+            }
+        }
+        found
+    }
+
     pub fn unexplained(&self) -> &[(String, String)] {
         &self.unexplained
     }

@@ -47,9 +47,9 @@ pub async fn preview_drain(node: String) -> Result<DrainPreview, ConsoleError> {
     ssr::preview_drain(node).await
 }
 
-/// Asks llmgw to put `node` in `state`. Cordon and drain are refused unless
-/// `confirm` is set: the page always asks first, so only a hand-made request
-/// arrives without it. `back` is the page to return to with the receipt.
+/// Asks llmgw to put `node` in `state`. Refused unless `confirm` is set:
+/// the page always asks first, so only a hand-made request arrives without
+/// it. `back` is the page to return to with the receipt.
 /// `reason` is the operator's line for a cordon or drain: llmgw has nowhere
 /// to keep it, so the journal keeps it (with the audit's record).
 #[server(endpoint = "/set_node_state")]
@@ -73,6 +73,7 @@ pub async fn set_node_state(
 #[cfg(feature = "ssr")]
 mod ssr {
     use super::*;
+    use crate::fixes::Explained;
     use crate::joins::{drain_preview, runs_on};
     use crate::server::ConsoleContext;
     use crate::server::input::{self, ReturnPath};
@@ -119,13 +120,32 @@ mod ssr {
         let mut drain = drain_preview(&id, &nodes, &models, &replicas);
         cx.journal
             .date_replicas(&cx.cluster.tag.id, &mut drain.replicas);
+        let found = rejections.of(&id);
+        let mut named: Vec<&str> = found.iter().map(|f| f.model.as_str()).collect();
+        named.sort_unstable();
+        named.dedup();
+        let theirs = rejections.of_models(&named);
+        let none = Vec::new();
+        let explained: Vec<Explained<'_>> = theirs
+            .iter()
+            .map(|(model, all)| Explained {
+                model,
+                profiles: models
+                    .iter()
+                    .find(|m| &m.name == model)
+                    .map_or(&none, |m| &m.profiles),
+                rejections: all,
+            })
+            .collect();
+        let mut around = Surroundings::around(&|n| n == id, &nodes, orphans, &replicas, &explained);
+        cx.journal.date_nodes(&cx.cluster.tag.id, &mut around.nodes);
         Ok(NodeReport {
             also_in,
             drain,
-            around: Surroundings::around(&|n| n == id, &nodes, orphans, &replicas),
+            around,
             node,
             replicas: here,
-            rejections: rejections.of(&id),
+            rejections: found,
             unexplained: rejections.unexplained().to_vec(),
             gathering: rejections.gathering().map(|g| (g.read, g.of)),
         })
@@ -137,9 +157,13 @@ mod ssr {
         let lists = &cx.cluster.snapshots;
         let (nodes, models, replicas) =
             tokio::join!(lists.nodes(), lists.models(), lists.replicas());
-        let mut drain = drain_preview(&node, &nodes?, &models?, &replicas?);
+        let nodes = nodes?;
+        let mut drain = drain_preview(&node, &nodes, &models?, &replicas?);
         cx.journal
             .date_replicas(&cx.cluster.tag.id, &mut drain.replicas);
+        let mut this: Vec<NodeView> = nodes.iter().filter(|n| n.id == node).cloned().collect();
+        cx.journal.date_nodes(&cx.cluster.tag.id, &mut this);
+        drain.state_since = this.pop().and_then(|n| n.since).and_then(|s| s.state);
         Ok(drain)
     }
 
@@ -175,7 +199,9 @@ mod ssr {
         };
         cx.audit_describe(&action);
         let permitted = cx.authorize_change()?;
-        if state != TargetState::Ready && !confirmed {
+        // Every change of state asks first: an uncordon may undo
+        // somebody's deliberate hold.
+        if !confirmed {
             return Err(ConsoleError::ConfirmationMissing);
         }
         let change = cx.record_sending(permitted)?;

@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::admin_api::types::{ExplainView, ModelView, ReplicaView};
 use crate::error::ConsoleError;
+#[cfg(feature = "ssr")]
+use crate::fixes::Explained;
 use crate::fixes::Surroundings;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,6 +62,23 @@ mod ssr {
                 .is_some_and(|models| models.iter().any(|m| m.name == model))
         });
         let found = models?.iter().find(|m| m.name == model).cloned();
+        let profiles = found
+            .as_ref()
+            .map(|m| m.profiles.clone())
+            .unwrap_or_default();
+        let mut around = Surroundings::around(
+            &|id| named.contains(id),
+            &nodes?,
+            orphans,
+            &replicas,
+            &[Explained {
+                model: &model,
+                profiles: &profiles,
+                rejections: &explain.rejections,
+            }],
+        );
+        // Who set each node's state and why: a deliberate one is no fix.
+        cx.journal.date_nodes(&cx.cluster.tag.id, &mut around.nodes);
         let since = found.as_ref().and_then(|m| {
             let status = crate::format::ModelStatus::of(m).label();
             cx.journal.model_since(&cx.cluster.tag.id, &model, status)
@@ -68,7 +87,7 @@ mod ssr {
             also_in,
             since,
             model: found,
-            around: Surroundings::around(&|id| named.contains(id), &nodes?, orphans, &replicas),
+            around,
             replicas: replicas
                 .iter()
                 .filter(|r| r.model == model)

@@ -3,8 +3,9 @@
 
 use leptos::prelude::*;
 
+use crate::admin_api::types::Rejection;
 use crate::components::FixHints;
-use crate::fixes::Fix;
+use crate::fixes::{Fix, Index};
 use crate::format;
 use crate::joins::NodeRejection;
 use crate::table::{Column, SortKey, TableRow};
@@ -15,6 +16,31 @@ use crate::urls;
 pub struct RejectionHere {
     pub found: NodeRejection,
     pub fixes: Vec<Fix>,
+}
+
+impl RejectionHere {
+    /// Each rejection with its fixes, worked out model by model: a fix is
+    /// judged over every rejection of the node for the same profile.
+    pub fn advised(found: Vec<NodeRejection>, ix: &Index<'_>) -> Vec<Self> {
+        let mut fixes: Vec<Vec<Fix>> = vec![Vec::new(); found.len()];
+        let mut models: Vec<&str> = found.iter().map(|f| f.model.as_str()).collect();
+        models.sort_unstable();
+        models.dedup();
+        for model in models {
+            let at: Vec<usize> = (0..found.len())
+                .filter(|i| found[*i].model == model)
+                .collect();
+            let theirs: Vec<Rejection> = at.iter().map(|i| found[*i].rejection.clone()).collect();
+            for (i, f) in at.into_iter().zip(ix.advise(model, &theirs)) {
+                fixes[i] = f;
+            }
+        }
+        found
+            .into_iter()
+            .zip(fixes)
+            .map(|(found, fixes)| Self { found, fixes })
+            .collect()
+    }
 }
 
 impl TableRow for RejectionHere {

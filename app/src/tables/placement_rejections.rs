@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::admin_api::types::{NodeView, Rejection};
 use crate::components::{FixHints, StateBadge};
-use crate::fixes::{Fix, Index};
+use crate::fixes::Fix;
 use crate::format;
 use crate::table::{Column, SortKey, TableRow};
 use crate::urls;
@@ -41,14 +41,14 @@ pub fn LiveNode(node: String, live: Option<NodeView>) -> impl IntoView {
 pub struct RejectionRow {
     pub rejection: Rejection,
     live: Option<NodeView>,
-    fixes: Vec<Fix>,
+    pub fixes: Vec<Fix>,
 }
 
 impl RejectionRow {
-    pub fn of(rejection: &Rejection, ix: &Index<'_>) -> Self {
+    pub fn of(rejection: &Rejection, live: Option<NodeView>, fixes: Vec<Fix>) -> Self {
         Self {
-            live: ix.node(&rejection.node).cloned(),
-            fixes: ix.fixes(rejection),
+            live,
+            fixes,
             rejection: rejection.clone(),
         }
     }

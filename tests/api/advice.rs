@@ -1,0 +1,196 @@
+//! Advice that is safe to follow: over a thousand random simulated clusters,
+//! every fix the console offers as working is applied through the admin API,
+//! and the explanation asked again must no longer reject that node for that
+//! profile.
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+
+use app::admin_api::types::{NodeState, TargetState};
+use app::admin_api::{
+    Actor, AdminApiClient, ChangeAuthorized, ChangePermitted, ChangePolicy, Identity,
+};
+use app::fixes::{Explained, Fix, Outcome, Surroundings};
+use app::server::audit::{AuditLog, Draft, blank_record};
+use llmgw_console::simulator::{Simulator, generated};
+
+use crate::helpers::spawn_simulator;
+
+/// States tried; the budget of the advice's issue.
+const STATES: u64 = 1000;
+
+fn actor() -> Actor {
+    Actor::new("advice-test").expect("valid")
+}
+
+fn authorized() -> ChangeAuthorized {
+    let who = Identity {
+        user: Some(actor()),
+        peer: None,
+    };
+    let permitted =
+        ChangePermitted::check(ChangePolicy::default(), &who).expect("a writable console");
+    let audit = AuditLog::new(None).expect("in memory");
+    let written = Draft::open(blank_record("advice test"))
+        .sending(&audit)
+        .expect("recorded");
+    permitted.recorded(written)
+}
+
+/// SplitMix64, to stir each generated cluster further.
+struct Stir(u64);
+
+impl Stir {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) % n.max(1)
+    }
+}
+
+/// A small cluster of `seed`, with more of its nodes cordoned or draining,
+/// short of disk and holding orphans than the generator makes.
+fn state(seed: u64) -> llmgw_console::simulator::Cluster {
+    let mut cluster = generated::build_placed(15, 6, seed);
+    let mut stir = Stir(seed);
+    for n in cluster.nodes.iter_mut() {
+        match stir.below(10) {
+            0..=2 => n.state = NodeState::Cordoned,
+            3 => n.state = NodeState::Draining,
+            _ => {}
+        }
+        if n.disk_total_gb > 0 && stir.below(3) == 0 {
+            n.disk_free_gb = stir.below(200) as i64;
+        }
+        if stir.below(4) == 0 {
+            cluster.orphans.push(app::admin_api::types::OrphanView {
+                node: n.id.clone(),
+                paths: vec![format!("/var/lib/llmgw/cache/{seed}/w.safetensors")],
+                bytes: (stir.below(700) as i64 + 1) << 30,
+            });
+        }
+    }
+    // Every node agrees to delete, so a collection is what it says.
+    cluster.refusing_nodes.clear();
+    cluster
+}
+
+/// A fix said to work, and what it claims to remove.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Claim {
+    model: String,
+    node: String,
+    profile: String,
+    collect: bool,
+}
+
+async fn claims(client: &AdminApiClient) -> (Vec<Claim>, usize) {
+    let a = actor();
+    let nodes = client.list_nodes(&a).await.expect("nodes");
+    let models = client.list_models(&a).await.expect("models");
+    let replicas = client.list_replicas(&a, None).await.expect("replicas");
+    let orphans = client.list_orphans(&a).await.expect("orphans");
+    let mut claims = BTreeSet::new();
+    let mut refused = 0;
+    for m in &models {
+        let explain = client
+            .explain_placement(&a, &m.name)
+            .await
+            .expect("explanation");
+        let around = Surroundings::around(
+            &|_| true,
+            &nodes,
+            &orphans,
+            &replicas,
+            &[Explained {
+                model: &m.name,
+                profiles: &m.profiles,
+                rejections: &explain.rejections,
+            }],
+        );
+        let advice = around.index().advise(&m.name, &explain.rejections);
+        for fix in advice.iter().flatten() {
+            match fix {
+                Fix::Uncordon {
+                    node,
+                    profile,
+                    outcome: Outcome::Works,
+                    ..
+                }
+                | Fix::Collect {
+                    node,
+                    profile,
+                    outcome: Outcome::Works,
+                    ..
+                } => {
+                    claims.insert(Claim {
+                        model: m.name.clone(),
+                        node: node.clone(),
+                        profile: profile.clone(),
+                        collect: matches!(fix, Fix::Collect { .. }),
+                    });
+                }
+                Fix::Uncordon { .. } | Fix::Collect { .. } => refused += 1,
+                _ => {}
+            }
+        }
+    }
+    (claims.into_iter().collect(), refused)
+}
+
+#[tokio::test]
+async fn every_fix_offered_over_a_thousand_random_states_removes_what_it_claims() {
+    let simulator = Simulator::built_by(|| state(0));
+    let addr = spawn_simulator(simulator.clone(), SocketAddr::from(([127, 0, 0, 1], 0)));
+    let client = AdminApiClient::new(&addr.to_string()).expect("valid");
+    let change = authorized();
+    let (mut offered, mut refused) = (0, 0);
+    let mut kinds = BTreeSet::new();
+    for seed in 0..STATES {
+        let start = state(seed);
+        *simulator.cluster() = start.clone();
+        let (claims, not_enough) = claims(&client).await;
+        refused += not_enough;
+        for claim in claims {
+            offered += 1;
+            kinds.insert(claim.collect);
+            *simulator.cluster() = start.clone();
+            if claim.collect {
+                client
+                    .collect_weights(&change, Some(&claim.node))
+                    .await
+                    .expect("collected");
+            } else {
+                client
+                    .set_node_state(&change, &claim.node, TargetState::Ready)
+                    .await
+                    .expect("uncordoned");
+            }
+            let again = client
+                .explain_placement(&actor(), &claim.model)
+                .await
+                .expect("explanation");
+            let left: Vec<&str> = again
+                .rejections
+                .iter()
+                .filter(|r| r.node == claim.node && r.profile == claim.profile)
+                .map(|r| r.reason.as_str())
+                .collect();
+            assert!(
+                left.is_empty(),
+                "seed {seed}: {claim:?} was offered as a fix, but once taken the node is still \
+                 rejected: {left:?}"
+            );
+        }
+    }
+    // The test means something only if the console offered fixes of both
+    // kinds, and held some back.
+    assert!(offered >= 100, "only {offered} fixes offered");
+    assert_eq!(kinds.len(), 2, "uncordon and collect both offered");
+    assert!(
+        refused >= 100,
+        "only {refused} fixes held back as not enough"
+    );
+}
