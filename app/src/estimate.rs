@@ -25,6 +25,10 @@ pub struct Need {
     pub fabrics: Vec<String>,
     /// Room for the weights, where a rejection quotes it.
     pub disk_gb: Option<i64>,
+    /// The nodes a replica of the model already has a shard on: llmgw may
+    /// keep replicas apart, which the console cannot tell.
+    #[serde(default)]
+    pub hosts: Vec<String>,
 }
 
 impl Need {
@@ -38,6 +42,11 @@ impl Need {
         words: &Vocabulary,
     ) -> Self {
         let mut need = Need::default();
+        if profile.is_empty() {
+            // Rejections that name no profile may mix several: nothing
+            // learnt from them is known to be this shard's.
+            return need;
+        }
         let mut classes = BTreeSet::new();
         let mut fabrics = BTreeSet::new();
         for r in all.iter().filter(|r| r.profile == profile) {
@@ -82,6 +91,9 @@ impl Need {
                 }
                 if let Some(n) = node(&shard.node) {
                     classes.extend(n.classes.iter().cloned());
+                }
+                if !need.hosts.contains(&shard.node) {
+                    need.hosts.push(shard.node.clone());
                 }
             }
         }
@@ -214,6 +226,7 @@ pub fn would_take(cap: &Capacity, need: &Need) -> Verdict {
         }));
     }
     match need.gpus {
+        Some(_) if cap.gpu_total <= 0 => unknown.push("how many GPUs it has".to_string()),
         Some(g) if cap.usable_gpus < g => short.push(Shortfall::Gpus {
             need: g,
             usable: cap.usable_gpus,
@@ -256,18 +269,22 @@ pub fn would_take(cap: &Capacity, need: &Need) -> Verdict {
     }
 }
 
-/// Whether the estimate covers what `reason` is about, so that a fresh
-/// check of the node stands in for it; a reason it does not cover stays in
-/// the way whatever the estimate says.
-pub fn covers(reason: &str, need: &Need, words: &Vocabulary) -> bool {
-    match reasons::concern(reason, words) {
-        Concern::State => true,
-        Concern::Gpus => need.gpus.is_some(),
-        Concern::Disk => need.disk_gb.is_some() && reasons::quoted_gb(reason).is_some(),
-        Concern::Class => !need.classes.is_empty(),
-        Concern::Fabric => !need.fabrics.is_empty(),
-        Concern::Health | Concern::Silent | Concern::Other => false,
-    }
+/// The checks `reason` is about that the estimate does not cover: a fresh
+/// check of the node stands in for the others, but these stay in the way
+/// whatever the estimate says. A count or size is covered only where the
+/// reason states one ("needs 8 free GPUs"), not wherever GPUs are named.
+pub fn uncovered(reason: &str, need: &Need, words: &Vocabulary) -> Vec<Concern> {
+    reasons::concerns(reason, words)
+        .into_iter()
+        .filter(|c| match c {
+            Concern::State => false,
+            Concern::Gpus => need.gpus.is_none() || reasons::needed_gpus(reason).is_none(),
+            Concern::Disk => need.disk_gb.is_none() || reasons::quoted_gb(reason).is_none(),
+            Concern::Class => need.classes.is_empty(),
+            Concern::Fabric => need.fabrics.is_empty(),
+            Concern::Health | Concern::Silent | Concern::Other => true,
+        })
+        .collect()
 }
 
 /// Where one shard of `need` could go now, among `nodes` (with the GPUs
@@ -344,6 +361,7 @@ mod tests {
                 classes: vec!["h100-80g".into()],
                 fabrics: vec![],
                 disk_gb: Some(690),
+                hosts: vec![],
             }
         );
         let replica = ReplicaView {
@@ -393,6 +411,7 @@ mod tests {
             classes: vec!["a100-40g".into()],
             fabrics: vec!["infiniband".into()],
             disk_gb: Some(690),
+            hosts: vec![],
         };
         let cap = Capacity::of(&node("a", NodeState::Ready, 2), Some(6));
         let Verdict::Short(short) = would_take(&cap, &need) else {

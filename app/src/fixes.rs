@@ -59,7 +59,8 @@ pub struct Surroundings {
     pub orphans: Vec<OrphanView>,
     /// Only replicas idle for hours, with a shard on one of `nodes`.
     pub idle_replicas: Vec<ReplicaView>,
-    /// GPUs held by the replicas' shards on each of `nodes`.
+    /// GPUs held by the replicas' shards on each of `nodes`; a node some
+    /// shard of which lists no GPUs is left out (not known).
     pub in_use: Vec<(String, i64)>,
     pub needs: Vec<ProfileNeed>,
     pub words: Vocabulary,
@@ -112,10 +113,15 @@ impl Surroundings {
         explained: &[Explained<'_>],
     ) -> Self {
         let words = Vocabulary::of(nodes);
-        let mut in_use: HashMap<&str, i64> = HashMap::new();
+        // A shard that lists no GPUs holds some all the same: its node's
+        // use is then not known, and its free count is taken as it is.
+        let mut in_use: HashMap<&str, Option<i64>> = HashMap::new();
         for r in replicas {
             for s in r.shards.iter().filter(|s| named(&s.node)) {
-                *in_use.entry(s.node.as_str()).or_default() += s.gpus.len() as i64;
+                let used = in_use.entry(s.node.as_str()).or_insert(Some(0));
+                *used = used
+                    .filter(|_| !s.gpus.is_empty())
+                    .map(|u| u + s.gpus.len() as i64);
             }
         }
         let by_id: HashMap<&str, &NodeView> = nodes.iter().map(|n| (n.id.as_str(), n)).collect();
@@ -145,11 +151,9 @@ impl Surroundings {
         Self {
             in_use: nodes
                 .iter()
-                .map(|n| {
-                    (
-                        n.id.clone(),
-                        in_use.get(n.id.as_str()).copied().unwrap_or(0),
-                    )
+                .filter_map(|n| {
+                    let used = in_use.get(n.id.as_str()).copied().unwrap_or(Some(0))?;
+                    Some((n.id.clone(), used))
                 })
                 .collect(),
             nodes,
@@ -302,15 +306,22 @@ fn outcome(
 ) -> Outcome {
     let mut said = Vec::new();
     let mut unknown = Vec::new();
-    for r in group
-        .iter()
-        .filter(|r| !estimate::covers(&r.reason, need, words))
-    {
-        if reasons::concern(&r.reason, words) == removes {
-            unknown.push(format!("whether that answers \u{201c}{}\u{201d}", r.reason));
-        } else {
-            said.push(Shortfall::Said(r.reason.clone()));
+    for r in group {
+        match estimate::uncovered(&r.reason, need, words)[..] {
+            [] => {}
+            // Only what the change itself answers, by how much unknown.
+            [only] if only == removes => {
+                unknown.push(format!("whether that answers \u{201c}{}\u{201d}", r.reason));
+            }
+            _ => said.push(Shortfall::Said(r.reason.clone())),
         }
+    }
+    if let Some(node) = group.first().map(|r| r.node.as_str())
+        && need.hosts.iter().any(|h| h == node)
+    {
+        unknown.push(
+            "whether llmgw puts a second replica of the model on a node that runs one".into(),
+        );
     }
     match estimate::would_take(cap, need) {
         Verdict::Short(mut short) => {
@@ -375,7 +386,8 @@ impl Index<'_> {
             .map(|n| (*n).clone())
             .unwrap_or_default();
         let cap = Capacity::of(node, self.in_use.get(id).copied());
-        let concern = reasons::concern(&rejection.reason, words);
+        let concerns = reasons::concerns(&rejection.reason, words);
+        let about = |c: Concern| concerns.contains(&c);
         let mut fixes = Vec::new();
         if node.state.is_cordoned() {
             fixes.push(Fix::Uncordon {
@@ -391,13 +403,13 @@ impl Index<'_> {
                     Concern::State,
                 ),
             });
-        } else if concern == Concern::State && node.state == NodeState::Ready {
+        } else if concerns == [Concern::State] && node.state == NodeState::Ready {
             fixes.push(Fix::NoLongerTrue {
                 node: node_id.clone(),
                 since: node.since.as_ref().and_then(|s| s.state.clone()),
             });
         }
-        if concern == Concern::Disk
+        if about(Concern::Disk)
             && let Some(orphans) = self.orphans.get(id)
         {
             let bytes = orphans.bytes.max(0);
@@ -423,7 +435,7 @@ impl Index<'_> {
                 outcome,
             });
         }
-        if matches!(concern, Concern::Gpus | Concern::Health) {
+        if about(Concern::Gpus) || about(Concern::Health) {
             if !node.unhealthy.is_empty() {
                 fixes.push(Fix::UnhealthyGpus {
                     node: node_id.clone(),
@@ -627,10 +639,6 @@ impl Fix {
             _ => String::new(),
         }
     }
-
-    fn same_action(&self, other: &Fix) -> bool {
-        std::mem::discriminant(self) == std::mem::discriminant(other) && self.node() == other.node()
-    }
 }
 
 /// One action in reach and how many rejections it would remove.
@@ -663,6 +671,9 @@ impl Outlook {
             rejections: fixes.len(),
             ..Self::default()
         };
+        // Where each action is in `remedies`: thousands of cordoned nodes
+        // must not be looked for one by one.
+        let mut at: HashMap<(std::mem::Discriminant<Fix>, String), usize> = HashMap::new();
         for fixes in fixes {
             let reach: Vec<&Fix> = fixes.iter().filter(|f| f.in_reach()).collect();
             if reach.iter().any(|f| !f.held()) {
@@ -673,12 +684,16 @@ impl Outlook {
                 outlook.with_lead += 1;
             }
             for fix in reach {
-                match outlook.remedies.iter_mut().find(|m| m.fix.same_action(fix)) {
-                    Some(m) => m.removes += 1,
-                    None => outlook.remedies.push(Remedy {
-                        fix: fix.clone(),
-                        removes: 1,
-                    }),
+                let key = (std::mem::discriminant(fix), fix.node().to_string());
+                match at.get(&key) {
+                    Some(&i) => outlook.remedies[i].removes += 1,
+                    None => {
+                        at.insert(key, outlook.remedies.len());
+                        outlook.remedies.push(Remedy {
+                            fix: fix.clone(),
+                            removes: 1,
+                        });
+                    }
                 }
             }
         }

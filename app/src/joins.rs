@@ -2,7 +2,7 @@
 //! rejections of an explanation group, what the cluster looks like at a
 //! glance. The terminal leaves these joins to the operator's head.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -47,6 +47,13 @@ pub struct DrainPreview {
     /// the shard's GPUs free and healthy): they would wait.
     #[serde(default)]
     pub stranded: Vec<String>,
+    /// The replicas with a shard on one of the node's unhealthy GPUs.
+    #[serde(default)]
+    pub on_unhealthy: Vec<String>,
+    /// Unhealthy lines that name no GPU the console can place: any
+    /// replica on the node may sit on one.
+    #[serde(default)]
+    pub unhealthy_unplaced: usize,
     /// Since when the node has been in its state, and who set it and why,
     /// from the journal: what an uncordon would undo.
     #[serde(default)]
@@ -85,11 +92,21 @@ pub fn drain_preview(
     } else {
         stranded(node, nodes, replicas, &moving)
     };
+    let (on_unhealthy, unhealthy_unplaced) = nodes
+        .iter()
+        .find(|n| n.id == node)
+        .map(|n| {
+            let (_, unplaced) = crate::gpu_strip::strip(n, &moving);
+            (crate::gpu_strip::on_unhealthy(n, &moving), unplaced.len())
+        })
+        .unwrap_or_default();
     DrainPreview {
         listed: nodes.iter().any(|n| n.id == node),
         replicas: moving,
         at_risk,
         stranded,
+        on_unhealthy,
+        unhealthy_unplaced,
         state_since: None,
     }
 }
@@ -101,11 +118,14 @@ fn stranded(
     replicas: &[ReplicaView],
     moving: &[ReplicaView],
 ) -> Vec<String> {
-    use crate::estimate::{Need, homes};
-    let mut in_use: std::collections::HashMap<&str, i64> = std::collections::HashMap::new();
+    use crate::estimate::{Capacity, Need, would_take};
+    let mut in_use: HashMap<&str, Option<i64>> = HashMap::new();
     for r in replicas {
         for s in &r.shards {
-            *in_use.entry(s.node.as_str()).or_default() += s.gpus.len() as i64;
+            let used = in_use.entry(s.node.as_str()).or_insert(Some(0));
+            *used = used
+                .filter(|_| !s.gpus.is_empty())
+                .map(|u| u + s.gpus.len() as i64);
         }
     }
     let classes = nodes
@@ -113,29 +133,51 @@ fn stranded(
         .find(|n| n.id == node)
         .map(|n| n.classes.clone())
         .unwrap_or_default();
-    moving
-        .iter()
-        .filter(|r| {
-            r.shards.iter().filter(|s| s.node == node).any(|s| {
-                let need = Need {
-                    gpus: Some(s.gpus.len().max(1) as i64),
-                    classes: classes.clone(),
-                    ..Need::default()
-                };
-                let candidates = nodes
-                    .iter()
-                    .map(|n| (n, Some(in_use.get(n.id.as_str()).copied().unwrap_or(0))));
-                homes(&need, candidates, node).is_empty()
-            })
-        })
-        .map(|r| r.id.clone())
-        .collect()
+    // Homes are given out in turn, each taking what it is given: two
+    // replicas of 8 GPUs do not both go to the one node with 8 free.
+    let mut taken: HashMap<&str, i64> = HashMap::new();
+    let mut stranded = Vec::new();
+    for r in moving {
+        // A shard that lists no GPUs needs a number the console does not
+        // know: it is not said to wait.
+        let shards: Vec<i64> = r
+            .shards
+            .iter()
+            .filter(|s| s.node == node && !s.gpus.is_empty())
+            .map(|s| s.gpus.len() as i64)
+            .collect();
+        for gpus in shards {
+            let need = Need {
+                gpus: Some(gpus),
+                classes: classes.clone(),
+                ..Need::default()
+            };
+            let home = nodes.iter().filter(|n| n.id != node).find(|n| {
+                let used = in_use.get(n.id.as_str()).copied().unwrap_or(Some(0));
+                let mut cap = Capacity::of(n, used);
+                cap.usable_gpus -= taken.get(n.id.as_str()).copied().unwrap_or(0);
+                would_take(&cap, &need).fits()
+            });
+            match home {
+                Some(n) => *taken.entry(n.id.as_str()).or_default() += gpus,
+                None => {
+                    stranded.push(r.id.clone());
+                    break;
+                }
+            }
+        }
+    }
+    stranded
 }
 
-/// One reason and the nodes it hit, counted.
+/// One kind of reason and the nodes it hit, counted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReasonGroup {
+    /// The reason as llmgw worded it when every member says the same;
+    /// else its kind, with the figures taken out ("needs N free GPUs").
     pub reason: String,
+    /// The reason with its figures taken out: what the group gathers.
+    pub kind: String,
     pub count: usize,
     /// Nodes named by the rejections with this reason (pool-level ones name
     /// none), in order of first appearance.
@@ -146,11 +188,17 @@ pub fn group_by_reason(rejections: &[Rejection]) -> Vec<ReasonGroup> {
     let mut groups: Vec<ReasonGroup> = Vec::new();
     for r in rejections {
         let kind = crate::reasons::kind_of(&r.reason);
-        let group = match groups.iter_mut().position(|g| g.reason == kind) {
-            Some(i) => &mut groups[i],
+        let group = match groups.iter_mut().position(|g| g.kind == kind) {
+            Some(i) => {
+                if groups[i].reason != r.reason {
+                    groups[i].reason = kind;
+                }
+                &mut groups[i]
+            }
             None => {
                 groups.push(ReasonGroup {
-                    reason: kind,
+                    kind,
+                    reason: r.reason.clone(),
                     count: 0,
                     nodes: Vec::new(),
                 });
@@ -209,6 +257,12 @@ pub struct Overview {
     pub nodes_with_unhealthy: usize,
     pub models: usize,
     pub models_by_status: BTreeMap<ModelStatus, usize>,
+    /// Models wanted with no replica ready.
+    #[serde(default)]
+    pub models_down: usize,
+    /// Models that serve, with fewer replicas ready than wanted.
+    #[serde(default)]
+    pub models_below_wanted: usize,
     pub replicas: usize,
     pub replicas_with_errors: usize,
     pub orphan_nodes: usize,
@@ -219,6 +273,44 @@ pub struct Overview {
 /// Whether a replica or any of its shards reports an error.
 pub fn has_error(r: &ReplicaView) -> bool {
     !r.err.is_empty() || r.shards.iter().any(|s| !s.err.is_empty())
+}
+
+/// A replica's error as one line: its own, then each shard's with its
+/// node ("engine exited with status 1; restart 3 of 5 · on gpu-a100-02:
+/// CUDA out of memory").
+pub fn error_line(r: &ReplicaView) -> Option<String> {
+    let mut parts: Vec<String> = Vec::new();
+    if !r.err.is_empty() {
+        parts.push(r.err.clone());
+    }
+    parts.extend(
+        r.shards
+            .iter()
+            .filter(|s| !s.err.is_empty())
+            .map(|s| format!("on {}: {}", s.node, s.err)),
+    );
+    (!parts.is_empty()).then(|| parts.join(" · "))
+}
+
+/// The first error of each model that has one, in one pass over the
+/// replicas: a model whose replica reports an error or restarts is
+/// failing, whatever its counts say.
+pub fn failing_models(replicas: &[ReplicaView]) -> HashMap<&str, String> {
+    let mut failing = HashMap::new();
+    for r in replicas {
+        if let Some(line) = error_line(r) {
+            failing.entry(r.model.as_str()).or_insert(line);
+        }
+    }
+    failing
+}
+
+/// Fills in `failing` on each of `models`.
+pub fn mark_failing(models: &mut [ModelView], replicas: &[ReplicaView]) {
+    let failing = failing_models(replicas);
+    for m in models {
+        m.failing = failing.get(m.name.as_str()).cloned();
+    }
 }
 
 pub fn overview(
@@ -242,6 +334,11 @@ pub fn overview(
     }
     for m in models {
         *o.models_by_status.entry(ModelStatus::of(m)).or_default() += 1;
+        if m.min > 0 && m.ready == 0 {
+            o.models_down += 1;
+        } else if m.ready < m.min {
+            o.models_below_wanted += 1;
+        }
     }
     o.replicas_with_errors = replicas.iter().filter(|r| has_error(r)).count();
     o.orphan_nodes = orphans.iter().filter(|w| !w.paths.is_empty()).count();
@@ -301,8 +398,9 @@ mod tests {
         ];
         let models = vec![model("big", 2, 2), model("small", 3, 2)];
         let p = drain_preview("a", &[], &models, &replicas);
-        // No node listed: nowhere for them to go.
-        assert_eq!(p.stranded, ["r1", "r3"]);
+        // Their shards list no GPUs: how many they need is not known, and
+        // none is said to wait.
+        assert!(p.stranded.is_empty());
         let ids: Vec<&str> = p.replicas.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(ids, ["r1", "r3"]);
         assert_eq!(
@@ -318,6 +416,52 @@ mod tests {
             drain_preview("zzz", &[], &models, &replicas),
             DrainPreview::default()
         );
+    }
+
+    #[test]
+    fn homes_are_given_out_in_turn_so_two_replicas_never_share_one_place() {
+        let node = |id: &str, state: NodeState, free: i64| NodeView {
+            id: id.into(),
+            state,
+            gpu_free: free,
+            gpu_total: 8,
+            classes: vec!["h100".into()],
+            ..Default::default()
+        };
+        let on_a = |id: &str, gpus: std::ops::Range<i64>| ReplicaView {
+            id: id.into(),
+            model: "m".into(),
+            state: "ready".into(),
+            shards: vec![Shard {
+                node: "a".into(),
+                gpus: gpus.collect(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let nodes = [
+            node("a", NodeState::Ready, 0),
+            node("b", NodeState::Ready, 4),
+            node("c", NodeState::Cordoned, 8),
+        ];
+        let replicas = [on_a("r1", 0..4), on_a("r2", 4..8)];
+        let p = drain_preview("a", &nodes, &[model("m", 2, 1)], &replicas);
+        assert_eq!(p.stranded, ["r2"]);
+    }
+
+    #[test]
+    fn a_model_whose_replica_reports_an_error_is_failing_with_that_error_first() {
+        let mut crashing = replica("r1", "big", "starting", &["a", "b"]);
+        crashing.err = "engine exited with status 1; restart 3 of 5".into();
+        crashing.shards[1].err = "CUDA out of memory".into();
+        let replicas = vec![replica("r0", "big", "ready", &["c"]), crashing];
+        let mut models = vec![model("big", 1, 2), model("small", 1, 1)];
+        mark_failing(&mut models, &replicas);
+        assert_eq!(
+            models[0].failing.as_deref(),
+            Some("engine exited with status 1; restart 3 of 5 · on b: CUDA out of memory")
+        );
+        assert_eq!(models[1].failing, None);
     }
 
     #[test]
@@ -337,6 +481,17 @@ mod tests {
         assert!(
             g.iter()
                 .any(|x| x.reason == "wrong class" && x.nodes.is_empty())
+        );
+        // Figures apart, one kind; one wording, kept as it was.
+        let g = group_by_reason(&[
+            rejection("h", "n1", "needs 8 free GPUs, 0 free"),
+            rejection("h", "n2", "needs 8 free GPUs, 2 free"),
+            rejection("h", "n3", "insufficient disk: needs 55G, 12G free"),
+        ]);
+        assert_eq!(g[0].reason, "needs N free GPUs, N free");
+        assert_eq!(
+            (g[0].count, g[1].reason.as_str()),
+            (2, "insufficient disk: needs 55G, 12G free")
         );
     }
 

@@ -17,6 +17,7 @@ pub mod estimate;
 pub mod events_query;
 pub mod fixes;
 pub mod format;
+pub mod gpu_strip;
 pub mod joins;
 pub mod journal_record;
 pub mod live;

@@ -6,10 +6,13 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::admin_api::types::{ExplainView, ModelView, NodeView, OrphanView, ReplicaView};
+use crate::admin_api::types::{
+    ExplainView, ModelView, NodeView, OrphanView, Rejection, ReplicaView,
+};
 use crate::fixes::is_silent;
 use crate::format::{self, ModelStatus};
 use crate::joins::{group_by_reason, has_error};
+use crate::reasons::{self, Concern, Vocabulary};
 
 /// A replica still starting after this long is worth a look.
 pub const STARTING_TOO_LONG_SEC: i64 = 15 * 60;
@@ -119,18 +122,28 @@ pub struct NotServing {
     /// Since when its status has held, from the journal.
     #[serde(default)]
     pub since: Option<crate::journal_record::StateSince>,
+    /// Wanted, and no replica of it is ready: it does not serve at all.
+    #[serde(default)]
+    pub down: bool,
+    /// It serves, with fewer replicas ready than wanted. A line that is
+    /// neither (a failing or slow replica beside enough ready ones) is
+    /// trouble that costs no capacity yet.
+    #[serde(default)]
+    pub below: bool,
 }
 
 impl NotServing {
     /// Whether its line is about the model's status (not placed, below
     /// minimum), which the journal dates, rather than a replica's start.
     pub fn since_is_its_status(&self) -> bool {
-        self.what != STARTING_FOR_LONG
+        self.what != STARTING_FOR_LONG && self.what != FAILING
     }
 }
 
 /// What the wall says of a model with a replica starting for long.
 const STARTING_FOR_LONG: &str = "starting for long";
+/// What the wall says of a model with a replica that reports an error.
+const FAILING: &str = "failing";
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Trouble {
@@ -227,14 +240,55 @@ pub fn disk_nearly_full(node: &NodeView) -> bool {
         && (node.disk_free_gb as f64) < node.disk_total_gb as f64 * DISK_NEARLY_FULL
 }
 
-/// What the wall says of a model that is not placed: its explanation's
-/// most frequent reason, with how often, and how many reasons there are.
-pub fn headline(explain: &ExplainView) -> Option<String> {
-    let groups = group_by_reason(&explain.rejections);
-    groups.first().map(|g| match groups.len() {
-        1 => format!("{} (×{})", g.reason, g.count),
-        k => format!("{} (×{}, {k} reasons)", g.reason, g.count),
-    })
+/// Which reasons lead a headline: what an operator set first, then the
+/// nodes' health, then the configuration, then capacity.
+fn tier(concern: Concern) -> u8 {
+    match concern {
+        Concern::State => 0,
+        Concern::Health | Concern::Silent => 1,
+        Concern::Class | Concern::Fabric => 2,
+        Concern::Other => 3,
+        Concern::Disk | Concern::Gpus => 4,
+    }
+}
+
+/// What the wall says of a model that is not placed: the kind of reason of
+/// the highest tier (see [`tier`]), the most frequent within it, with how
+/// often, and how many kinds there are. A pool that turns a profile down as
+/// a whole while another pool has nodes that were weighed for it was never
+/// meant to serve it: noise, left out.
+pub fn headline(explain: &ExplainView, words: &Vocabulary) -> Option<String> {
+    let weighed: Vec<(&str, &str)> = explain
+        .rejections
+        .iter()
+        .filter(|r| !r.node.is_empty())
+        .map(|r| (r.profile.as_str(), r.pool.as_str()))
+        .collect();
+    let meant: Vec<Rejection> = explain
+        .rejections
+        .iter()
+        .filter(|r| {
+            !r.node.is_empty()
+                || !weighed
+                    .iter()
+                    .any(|(profile, pool)| *profile == r.profile && *pool != r.pool)
+        })
+        .cloned()
+        .collect();
+    let groups = group_by_reason(if meant.is_empty() {
+        &explain.rejections
+    } else {
+        &meant
+    });
+    let k = groups.len();
+    groups
+        .into_iter()
+        .enumerate()
+        .min_by_key(|(i, g)| (tier(reasons::concern(&g.kind, words)), *i))
+        .map(|(_, g)| match k {
+            1 => format!("{} (×{})", g.reason, g.count),
+            k => format!("{} (×{}, {k} reasons)", g.reason, g.count),
+        })
 }
 
 /// The lists joined into the wall's figures; `why_not_placed` gives the
@@ -320,6 +374,7 @@ pub fn wall_view(
         let oldest = oldest_starting.entry(r.model.as_str()).or_insert(r.age_sec);
         *oldest = (*oldest).max(r.age_sec);
     }
+    let failing = crate::joins::failing_models(replicas);
     for m in models {
         let status = ModelStatus::of(m);
         let long_start = oldest_starting
@@ -327,11 +382,23 @@ pub fn wall_view(
             .copied()
             .filter(|age| *age >= STARTING_TOO_LONG_SEC);
         let entry = match status {
+            // A replica that reports an error or restarts is the story,
+            // whatever the counts say.
+            _ if failing.contains_key(m.name.as_str()) => Some(NotServing {
+                model: m.name.clone(),
+                what: FAILING.into(),
+                why: failing.get(m.name.as_str()).cloned().unwrap_or_default(),
+                since: None,
+                down: m.min > 0 && m.ready == 0,
+                below: m.ready > 0 && m.ready < m.min,
+            }),
             ModelStatus::NotPlaced => Some(NotServing {
                 model: m.name.clone(),
                 what: "not placed".into(),
                 why: why_not_placed(&m.name).unwrap_or_else(|| "no placement attempted yet".into()),
                 since: None,
+                down: m.min > 0 && m.ready == 0,
+                below: m.ready > 0 && m.ready < m.min,
             }),
             _ if long_start.is_some() => Some(NotServing {
                 model: m.name.clone(),
@@ -341,6 +408,8 @@ pub fn wall_view(
                     format::duration(long_start.unwrap_or_default())
                 ),
                 since: None,
+                down: m.min > 0 && m.ready == 0,
+                below: m.ready > 0 && m.ready < m.min,
             }),
             ModelStatus::Starting if m.ready < m.min => Some(NotServing {
                 model: m.name.clone(),
@@ -352,6 +421,8 @@ pub fn wall_view(
                     m.total - m.ready
                 ),
                 since: None,
+                down: m.min > 0 && m.ready == 0,
+                below: m.ready > 0 && m.ready < m.min,
             }),
             _ => None,
         };
@@ -362,35 +433,53 @@ pub fn wall_view(
     v
 }
 
-/// The cluster's state in two numbers, for a tab's title and icon.
+/// The cluster's state in three numbers, for a tab's title and icon.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pulse {
+    /// Models wanted with no replica ready.
     pub not_serving: usize,
+    /// Models that serve, with fewer replicas ready than wanted.
+    #[serde(default)]
+    pub below_wanted: usize,
     pub nodes_in_trouble: usize,
 }
 
 impl Pulse {
     /// The icon that says it from the tab strip: red when a model does not
-    /// serve, amber when only nodes are in trouble.
+    /// serve, amber when one serves below what is wanted or only nodes are
+    /// in trouble.
     pub fn icon(self) -> &'static str {
         if self.not_serving > 0 {
             "/favicon-bad.svg"
-        } else if self.nodes_in_trouble > 0 {
+        } else if self.below_wanted > 0 || self.nodes_in_trouble > 0 {
             "/favicon-warn.svg"
         } else {
             "/favicon.svg"
         }
     }
 
-    /// The tab's title around a page's own: "(2) Nodes · llmgw console — 2
-    /// models not serving".
+    /// The tab's title around a page's own: "(3) Nodes · llmgw console — 2
+    /// models not serving, 1 below wanted".
     pub fn title(self, page: &str) -> String {
-        match self.not_serving {
+        let (down, below) = (self.not_serving, self.below_wanted);
+        let mut said = Vec::new();
+        if down > 0 {
+            said.push(format::count(
+                down,
+                "model not serving",
+                "models not serving",
+            ));
+        }
+        if below > 0 {
+            said.push(if down > 0 {
+                format!("{below} below wanted")
+            } else {
+                format::count(below, "model below wanted", "models below wanted")
+            });
+        }
+        match down + below {
             0 => format!("{page} · llmgw console"),
-            n => format!(
-                "({n}) {page} · llmgw console — {}",
-                format::count(n, "model not serving", "models not serving")
-            ),
+            n => format!("({n}) {page} · llmgw console — {}", said.join(", ")),
         }
     }
 }
@@ -398,7 +487,8 @@ impl Pulse {
 impl WallView {
     pub fn pulse(&self) -> Pulse {
         Pulse {
-            not_serving: self.not_serving.len(),
+            not_serving: self.not_serving.iter().filter(|m| m.down).count(),
+            below_wanted: self.not_serving.iter().filter(|m| m.below).count(),
             nodes_in_trouble: self.troubled.len(),
         }
     }
@@ -495,17 +585,27 @@ mod tests {
         assert_eq!(calm.title("Nodes"), "Nodes · llmgw console");
         assert_eq!(calm.icon(), "/favicon.svg");
         let troubled = Pulse {
-            not_serving: 0,
             nodes_in_trouble: 3,
+            ..Pulse::default()
         };
         assert_eq!(troubled.icon(), "/favicon-warn.svg");
+        let below = Pulse {
+            below_wanted: 1,
+            ..Pulse::default()
+        };
+        assert_eq!(below.icon(), "/favicon-warn.svg");
+        assert_eq!(
+            below.title("Nodes"),
+            "(1) Nodes · llmgw console — 1 model below wanted"
+        );
         let down = Pulse {
             not_serving: 2,
+            below_wanted: 1,
             nodes_in_trouble: 3,
         };
         assert_eq!(
             down.title("Nodes"),
-            "(2) Nodes · llmgw console — 2 models not serving"
+            "(3) Nodes · llmgw console — 2 models not serving, 1 below wanted"
         );
         assert_eq!(down.icon(), "/favicon-bad.svg");
     }
@@ -541,7 +641,11 @@ mod tests {
                 }],
             })
         };
-        let why = |m: &str| explain(m).as_ref().and_then(headline);
+        let why = |m: &str| {
+            explain(m)
+                .as_ref()
+                .and_then(|e| headline(e, &Vocabulary::default()))
+        };
         let v = wall_view(&[], &models, &[starting], &[], &why);
         let lines = not_serving_lines(&v);
         assert_eq!(
@@ -556,6 +660,54 @@ mod tests {
                     "below minimum: 1 of 2 ready, 1 starting".to_string()
                 ),
             ]
+        );
+    }
+
+    #[test]
+    fn a_headline_leads_with_what_an_operator_set_and_leaves_out_pools_never_meant() {
+        let r = |profile: &str, pool: &str, node: &str, reason: &str| Rejection {
+            profile: profile.into(),
+            pool: pool.into(),
+            node: node.into(),
+            reason: reason.into(),
+        };
+        let words = Vocabulary {
+            classes: vec!["h100-80g".into()],
+            fabrics: vec!["infiniband".into()],
+        };
+        let mut explain = ExplainView {
+            model: "deepseek".into(),
+            placed: false,
+            rejections: vec![
+                r("tp8", "h100", "h1", "needs 8 free GPUs, 0 free"),
+                r("tp8", "h100", "h2", "needs 8 free GPUs, 2 free"),
+                r("tp8", "h100", "h3", "needs 8 free GPUs, 6 free"),
+                r("tp8", "h100", "h4", "node is cordoned"),
+                r("tp8", "a100", "", "pool has no h100-80g GPUs"),
+                r("tp8", "l40s", "", "pool has no h100-80g GPUs"),
+                r("tp8", "l40s", "", "pool has no h100-80g GPUs"),
+                r("tp16", "", "", "no pool offers 16 GPUs over infiniband"),
+            ],
+        };
+        assert_eq!(
+            headline(&explain, &words).as_deref(),
+            Some("node is cordoned (×1, 3 reasons)")
+        );
+        explain.rejections.remove(3);
+        assert_eq!(
+            headline(&explain, &words).as_deref(),
+            Some("no pool offers 16 GPUs over infiniband (×1, 2 reasons)")
+        );
+        explain.rejections.pop();
+        assert_eq!(
+            headline(&explain, &words).as_deref(),
+            Some("needs N free GPUs, N free (×3)")
+        );
+        // Only pools that refuse it as a whole: that is the story.
+        explain.rejections.drain(..3);
+        assert_eq!(
+            headline(&explain, &words).as_deref(),
+            Some("pool has no h100-80g GPUs (×3)")
         );
     }
 

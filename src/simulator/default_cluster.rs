@@ -211,6 +211,7 @@ fn model(
         profiles: strings(profiles),
         fallbacks: strings(fallbacks),
         since: None,
+        failing: None,
     }
 }
 

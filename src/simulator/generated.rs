@@ -294,6 +294,7 @@ fn build_with(node_count: usize, model_count: usize, seed: u64, placed_live: boo
             profiles: vec![profile],
             fallbacks: Vec::new(),
             since: None,
+            failing: None,
         });
     }
 

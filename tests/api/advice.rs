@@ -194,3 +194,109 @@ async fn every_fix_offered_over_a_thousand_random_states_removes_what_it_claims(
         "only {refused} fixes held back as not enough"
     );
 }
+
+/// An admin API written by hand, in the contract's Go field names and with
+/// wording unlike the simulator's: a model of one profile needing 8 GPUs a
+/// node, and four cordoned nodes that turned it down, only one of which
+/// would take it once uncordoned.
+async fn hand_written() -> String {
+    use axum::Json;
+    use axum::routing::get;
+    use serde_json::json;
+    let node = |id: &str, free: i64, disk_free: i64| {
+        json!({"ID": id, "State": "cordoned", "GPUFree": free, "GPUTotal": 8, "MemoryGB": 1024,
+               "DiskFreeGB": disk_free, "DiskTotalGB": 3800, "Classes": ["h100-80g"],
+               "Fabrics": ["nvlink"], "Replicas": 0, "LastSeenAgo": "2s", "Unhealthy": null})
+    };
+    let nodes = json!([
+        node("n-roomy", 8, 3000),
+        node("n-small", 2, 3000),
+        node("n-tight", 8, 37),
+        node("n-twin", 8, 3000),
+        {"ID": "n-busy", "State": "ready", "GPUFree": 0, "GPUTotal": 8, "DiskFreeGB": 20,
+         "DiskTotalGB": 3800, "Classes": ["h100-80g"], "LastSeenAgo": "1s"},
+    ]);
+    let rejection = |pool: &str, node: &str, reason: &str| json!({"Profile": "tp8-h100", "Pool": pool, "Node": node, "Reason": reason});
+    let explain = json!({"Model": MODEL_BY_HAND, "Placed": false, "Rejections": [
+        rejection("h100", "n-roomy", "excluded: marked unschedulable by an operator"),
+        rejection("h100", "n-small", "excluded: marked unschedulable by an operator"),
+        rejection("h100", "n-small", "insufficient accelerators: requires 8 GPUs, 2 available"),
+        rejection("h100", "n-tight", "excluded: marked unschedulable by an operator"),
+        rejection("h100", "n-twin", "excluded: marked unschedulable by an operator"),
+        rejection("h100", "n-twin", "colocation rule: an instance of this model already runs here"),
+        rejection("h100", "n-busy", "model volume too small: 140 GiB wanted, 20 GiB available"),
+        rejection("a100", "", "pool has no h100-80g GPUs"),
+    ]});
+    let models = json!([{"Name": MODEL_BY_HAND, "Ready": 0, "Min": 1, "Total": 0,
+                         "Profiles": ["tp8-h100"]}]);
+    let app = axum::Router::new()
+        .route("/api/v1/nodes", get(move || async move { Json(nodes) }))
+        .route("/api/v1/models", get(move || async move { Json(models) }))
+        .route("/api/v1/replicas", get(|| async { Json(json!([])) }))
+        .route("/api/v1/weights/orphans", get(|| async { Json(json!([])) }))
+        .route(
+            "/api/v1/explain-placement",
+            get(move || async move { Json(explain) }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("binds");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}")
+}
+
+const MODEL_BY_HAND: &str = "acme/llm-8x:v2";
+
+#[tokio::test]
+async fn against_an_admin_api_of_its_own_words_only_the_fix_that_works_is_offered() {
+    let upstream = hand_written().await;
+    let console = crate::helpers::spawn_console(&upstream).await;
+    let url = format!(
+        "{console}{}{}",
+        crate::helpers::BASE,
+        app::urls::placement(MODEL_BY_HAND)
+    );
+    let body = crate::helpers::http()
+        .get(url)
+        .send()
+        .await
+        .expect("answers")
+        .text()
+        .await
+        .expect("a page");
+    let page = crate::html::Page::parse(&body);
+    let fixes = page.texts("table.rejections li.fix");
+    let of = |node: &str| -> String {
+        fixes
+            .iter()
+            .find(|f| f.starts_with(&format!("{node} ")))
+            .cloned()
+            .unwrap_or_else(|| panic!("no fix named {node} in {fixes:?}"))
+    };
+    assert!(
+        of("n-roomy").contains("it would take tp8-h100"),
+        "{}",
+        of("n-roomy")
+    );
+    assert!(
+        of("n-small").contains("it has 2 usable GPUs of the 8 a shard needs"),
+        "{}",
+        of("n-small")
+    );
+    assert!(
+        of("n-tight").contains("its disk has 37 of 140 GB"),
+        "{}",
+        of("n-tight")
+    );
+    assert!(
+        of("n-twin").contains("colocation rule: an instance of this model already runs here"),
+        "{}",
+        of("n-twin")
+    );
+    assert_eq!(page.all("table.rejections li.fix.in-reach").len(), 1);
+    assert_eq!(
+        page.text(".outlook-sentence"),
+        "1 of 8 rejections has a fix in reach; the best: uncordoning n-roomy would remove 1 of 8. 5 more have a lead, below."
+    );
+}

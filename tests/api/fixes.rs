@@ -152,7 +152,7 @@ async fn a_cordoned_node_offers_uncordon_where_it_would_then_take_the_profile() 
     assert_eq!(
         shown_.outlook,
         format!(
-            "1 of 2 rejections have a fix in reach; the best: uncordoning {NODE} would remove 1 \
+            "1 of 2 rejections has a fix in reach; the best: uncordoning {NODE} would remove 1 \
              of 2."
         )
     );

@@ -83,15 +83,31 @@ async fn models_show_the_four_statuses_and_where_to_look() {
     let lists = app.lists();
     let page = app.parsed("/models").await;
     let mut seen = std::collections::BTreeSet::new();
+    let failing = app::joins::failing_models(&lists.replicas);
+    assert!(
+        !failing.is_empty(),
+        "the demo has a model whose replica fails"
+    );
     for model in &lists.models {
         let status = ModelStatus::of(model);
         seen.insert(status);
         let row = page.row("data-model", &model.name);
         let cell = page.cell(row, "Status");
-        assert!(cell.starts_with(status.label()), "{}: {cell}", model.name);
         let next_step = row
             .select(&scraper::Selector::parse(".next-step").expect("selector"))
             .next();
+        // A replica that reports an error makes it failing, error first,
+        // and never "wait".
+        if let Some(error) = failing.get(model.name.as_str()) {
+            assert!(cell.starts_with("failing"), "{}: {cell}", model.name);
+            assert!(cell.contains(error.as_str()), "{}: {cell}", model.name);
+            assert_eq!(
+                next_step.and_then(|a| a.value().attr("href")),
+                Some(scoped(&urls::replicas_of(&model.name)).as_str())
+            );
+            continue;
+        }
+        assert!(cell.starts_with(status.label()), "{}: {cell}", model.name);
         match status {
             ModelStatus::NotPlaced => assert_eq!(
                 next_step.and_then(|a| a.value().attr("href")),

@@ -46,15 +46,27 @@ async fn the_wall_shows_every_panel_and_nothing_to_click() {
             .iter()
             .find(|e| e.model == *model)
             .expect("explained");
-        let top = group_by_reason(&explain.rejections)
-            .first()
-            .map_or("no placement attempted yet".to_string(), |g| {
-                g.reason.clone()
-            });
+        // A cordoned node it could use is the story, before any count;
+        // else one of its kinds of reason, or none attempted.
+        let told: Vec<String> = if explain
+            .rejections
+            .iter()
+            .any(|r| r.reason == "node is cordoned")
+        {
+            vec!["node is cordoned (×".to_string()]
+        } else if explain.rejections.is_empty() {
+            vec!["no placement attempted yet".to_string()]
+        } else {
+            group_by_reason(&explain.rejections)
+                .into_iter()
+                .map(|g| g.reason)
+                .collect()
+        };
         assert!(
-            rows.iter()
-                .any(|r| r.contains(model) && r.contains("not placed") && r.contains(top.as_str())),
-            "{model} with its reason in {rows:?}"
+            rows.iter().any(|r| r.contains(model)
+                && r.contains("not placed")
+                && told.iter().any(|t| r.contains(t.as_str()))),
+            "{model} with one of {told:?} in {rows:?}"
         );
     }
     let sick: Vec<&str> = lists
@@ -157,11 +169,16 @@ async fn every_tab_hears_the_same_pulse_as_the_wall() {
         .pulse
         .expect("the demo's lists answer, so a pulse");
     let page = app.parsed("/wall").await;
+    // Down and below wanted, each as many as the wall lists of it.
     assert_eq!(
         pulse.not_serving,
-        page.all("[data-panel=models] li").len(),
-        "as many as the wall lists"
+        page.all("[data-panel=models] li.down").len()
     );
+    assert_eq!(
+        pulse.below_wanted,
+        page.all("[data-panel=models] li.below").len()
+    );
+    assert!(pulse.not_serving > 0 && pulse.below_wanted > 0, "{pulse:?}");
     assert_eq!(
         pulse.nodes_in_trouble,
         page.all("[data-panel=trouble] li").len()
@@ -170,8 +187,12 @@ async fn every_tab_hears_the_same_pulse_as_the_wall() {
     // A page rendered now says it without JavaScript: in its title and icon.
     let nodes = app.parsed("/nodes").await;
     let title = nodes.one("title").text().collect::<String>();
+    assert_eq!(title, pulse.title("Nodes"));
     assert!(
-        title.starts_with(&format!("({}) ", pulse.not_serving)),
+        title.ends_with(&format!(
+            "— {} models not serving, {} below wanted",
+            pulse.not_serving, pulse.below_wanted
+        )),
         "{title}"
     );
     assert_eq!(

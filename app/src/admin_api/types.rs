@@ -184,6 +184,12 @@ pub struct ModelView {
     #[cfg_attr(feature = "ssr", serde(skip_deserializing))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub since: Option<Box<crate::journal_record::StateSince>>,
+    /// The first error a replica of it, or a shard of one, reports (see
+    /// `joins::mark_failing`): never read from llmgw, filled in only for
+    /// the rows a page shows.
+    #[cfg_attr(feature = "ssr", serde(skip_deserializing))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failing: Option<String>,
 }
 
 /// One part of a replica, on one node.

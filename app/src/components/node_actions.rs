@@ -150,6 +150,18 @@ fn NodeActionDialogFor(state: TargetState, node: String, report: DrainPreview) -
         <ConfirmDialog title=format!("{verb} {node}?") cancel_href=back.clone()>
             <p>{explanation}</p>
             {hold}
+            {(!report.on_unhealthy.is_empty()).then(|| view! {
+                <p class="warn on-unhealthy">{format!(
+                    "On an unhealthy GPU here: {}.",
+                    report.on_unhealthy.join(", ")
+                )}</p>
+            })}
+            {(report.unhealthy_unplaced > 0 && !report.replicas.is_empty()).then(|| view! {
+                <p class="warn on-unhealthy">{format!(
+                    "{} here names no GPU the console can place: any replica here may sit on it.",
+                    crate::format::count(report.unhealthy_unplaced, "unhealthy line", "unhealthy lines")
+                )}</p>
+            })}
             {(state == TargetState::Draining).then(|| view! { <DrainPreviewView report /> })}
             <CtlCommand command=format::ctl_command_on(&crate::ui_settings::UiSettings::current().admin_api, &[ctl, &node]) />
             <form method="post" action=urls::scoped(SetNodeState::PATH) class="confirm-form">

@@ -36,6 +36,7 @@ impl Heartbeat {
             pulse: match (self.pulse, other.pulse) {
                 (Some(a), Some(b)) => Some(Pulse {
                     not_serving: a.not_serving + b.not_serving,
+                    below_wanted: a.below_wanted + b.below_wanted,
                     nodes_in_trouble: a.nodes_in_trouble + b.nodes_in_trouble,
                 }),
                 (one, other) => one.or(other),

@@ -109,9 +109,17 @@ fn GlanceRow(glance: ClusterGlance) -> impl IntoView {
                     <td class:stale=stale class:warn={f.unhealthy_gpus > 0}>
                         <a href=urls::scoped("/nodes?unhealthy=1")>{f.unhealthy_gpus}</a>
                     </td>
-                    <td class:stale=stale class:warn={!f.not_serving.is_empty()}>
-                        <a href=urls::scoped("/models")>{f.not_serving.len()}</a>
-                    </td>
+                    {
+                        let down = f.not_serving.iter().filter(|m| m.down).count();
+                        let below = f.not_serving.iter().filter(|m| m.below).count();
+                        view! {
+                            <td class:stale=stale class:bad={down > 0} class:warn={down == 0 && below > 0}>
+                                <a href=urls::scoped("/models")>
+                                    {if below == 0 { down.to_string() } else { format!("{down} · {below} below wanted") }}
+                                </a>
+                            </td>
+                        }
+                    }
                     <td class:stale=stale><a href=urls::scoped("/weights")>{file_size(f.reclaimable_bytes)}</a></td>
                 }
                 .into_any(),
@@ -129,7 +137,7 @@ fn NotServingOf(glance: ClusterGlance) -> impl IntoView {
         .into_iter()
         .map(|n| {
             view! {
-                <li>
+                <li class:down=n.down class:below=n.below>
                     <ClusterBadge tag=glance.tag.clone() />
                     " "
                     <a href=urls::placement(&n.model)>{n.model.clone()}</a>

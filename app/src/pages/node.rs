@@ -71,6 +71,7 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
     let around = report.around;
     let q = query.get();
     let total = report.replicas.len() + report.rejections.len();
+    let gpus = view! { <crate::components::GpuStrip node=node.clone() replicas=report.replicas.clone() /> };
     let replicas = q.apply(
         report
             .replicas
@@ -110,6 +111,7 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
             </dl>
             <NodeActions node=node.clone() />
         </section>
+        {gpus}
         {(!unhealthy.is_empty())
             .then(|| {
                 view! {

@@ -79,6 +79,11 @@ fn render_overview(report: OverviewReport, query: Memo<TableQuery>) -> impl Into
                         })
                         .collect_view()}
                 </ul>
+                <p class="serving">
+                    <span class:bad={o.models_down > 0}>{format!("{} not serving", o.models_down)}</span>
+                    " · "
+                    <span class:warn={o.models_below_wanted > 0}>{format!("{} below wanted", o.models_below_wanted)}</span>
+                </p>
             </section>
             <section class="card">
                 <h2><a href=urls::scoped("/replicas")>{format::count(o.replicas, "replica", "replicas")}</a></h2>

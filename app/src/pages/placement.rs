@@ -147,7 +147,15 @@ fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
             {match &report.model {
                 Some(m) => {
                     let status = ModelStatus::of(m);
+                    let failing = m.failing.clone().map(|error| view! {
+                        <p class="model-line failing">
+                            <span class="badge bad">"failing"</span>
+                            " " <span class="error">{error}</span> " "
+                            <a href=urls::replicas_of(&name)>"its replicas"</a>
+                        </p>
+                    });
                     view! {
+                        {failing}
                         <p class="model-line">
                             <StatusBadge status />
                             {report.since.as_ref().map(|s| view! { " " <span class="since" title="From the console's journal: a change shorter than one poll is not seen.">{format::since(s)}</span> "." })}
@@ -224,12 +232,24 @@ fn ByReason(
     fixes_of: HashMap<String, Vec<Fix>>,
     lives: HashMap<String, NodeView>,
 ) -> impl IntoView {
+    // Each node's fixes under each kind of reason, gathered in one pass.
+    let mut by_kind: HashMap<(String, String), Vec<Fix>> = HashMap::new();
+    for r in rejections.iter().filter(|r| !r.node.is_empty()) {
+        let all = by_kind
+            .entry((r.node.clone(), reasons::kind_of(&r.reason)))
+            .or_default();
+        for f in fixes_of.get(&key_of(r)).into_iter().flatten() {
+            if !all.contains(f) {
+                all.push(f.clone());
+            }
+        }
+    }
     view! {
         <div class="groups by-reason">
             {group_by_reason(&rejections)
                 .into_iter()
                 .map(|g| {
-                    let reason = g.reason.clone();
+                    let kind = g.kind.clone();
                     view! {
                         <section class="group">
                             <h2>
@@ -244,16 +264,10 @@ fn ByReason(
                                         {g.nodes
                                             .into_iter()
                                             .map(|n| {
-                                                let fixes = rejections
-                                                    .iter()
-                                                    .filter(|r| r.node == n && reasons::kind_of(&r.reason) == reason)
-                                                    .flat_map(|r| fixes_of.get(&key_of(r)).cloned().unwrap_or_default())
-                                                    .fold(Vec::<Fix>::new(), |mut all, f| {
-                                                        if !all.contains(&f) {
-                                                            all.push(f);
-                                                        }
-                                                        all
-                                                    });
+                                                let fixes = by_kind
+                                                    .get(&(n.clone(), kind.clone()))
+                                                    .cloned()
+                                                    .unwrap_or_default();
                                                 let live = lives.get(&n).cloned();
                                                 view! { <li><LiveNode node=n live /> <FixHints fixes /></li> }
                                             })

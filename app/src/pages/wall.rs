@@ -248,6 +248,24 @@ fn listed<T>(
     class: &'static str,
     item: impl Fn(&T) -> AnyView,
 ) -> AnyView {
+    let count = format!(" {}", if items.len() == 1 { one } else { many });
+    listed_as(
+        items,
+        rows,
+        (tone, items.len().to_string(), count, none),
+        class,
+        item,
+    )
+}
+
+/// [`listed`], its headline figure and words given.
+fn listed_as<T>(
+    items: &[T],
+    rows: usize,
+    (tone, figure, words, none): (&'static str, String, String, &'static str),
+    class: &'static str,
+    item: impl Fn(&T) -> AnyView,
+) -> AnyView {
     if items.is_empty() {
         return view! { <p class="big ok">{none}</p> }.into_any();
     }
@@ -259,7 +277,7 @@ fn listed<T>(
     };
     let more = items.len() - shown;
     view! {
-        <p class=format!("big {tone}")>{items.len()}<span class="of">{format!(" {}", if items.len() == 1 { one } else { many })}</span></p>
+        <p class=format!("big {tone}")>{figure}<span class="of">{words}</span></p>
         <ul class=format!("rows {class}")>{items.iter().take(shown).map(item).collect_view()}</ul>
         {(more > 0).then(|| view! { <p class="more">{format!("and {more} more")}</p> })}
     }
@@ -306,14 +324,31 @@ fn panel_body(panel: Panel, v: &WallView) -> AnyView {
             </ul>
         }
         .into_any(),
-        Panel::Models => listed(
+        Panel::Models => listed_as(
             &v.not_serving,
             LIST_ROWS,
-            ("bad", "model", "models", "Every model serves"),
+            {
+                // Down (no replica ready) and below wanted, counted apart.
+                let pulse = v.pulse();
+                let (down, below) = (pulse.not_serving, pulse.below_wanted);
+                let other = v.not_serving.len() - down - below;
+                let tone = if down > 0 { "bad" } else { "warn" };
+                let parts: Vec<(usize, &str)> = [(down, "not serving"), (below, "below wanted"), (other, "in trouble")]
+                    .into_iter()
+                    .filter(|(n, _)| *n > 0)
+                    .collect();
+                let figure = parts.first().map_or(0, |(n, _)| *n).to_string();
+                let words = parts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (n, w))| if i == 0 { format!(" {w}") } else { format!(" · {n} {w}") })
+                    .collect::<String>();
+                (tone, figure, words, "Every model serves")
+            },
             "",
             |m| {
                 view! {
-                    <li>
+                    <li class:down=m.down class:below=m.below>
                         <span class="name">{m.model.clone()}</span>
                         <span class="what">{m.what.clone()}{m.since.as_ref().map(|s| format!(" · {}", format::since_short(s)))}</span>
                         <span class="why">{m.why.clone()}</span>

@@ -74,16 +74,23 @@ impl RejectionIndex {
             .collect()
     }
 
-    /// Every rejection of each of `models`, in one pass: what their fixes
-    /// are judged over.
+    /// Each kind of rejection of each of `models` (one of each profile,
+    /// pool and reason, with the first node that gave it), in one pass:
+    /// what their shards' needs are learnt from. A model that turned down
+    /// thousands of nodes for a few reasons gives a few rows, not
+    /// thousands.
     pub fn of_models(&self, models: &[&str]) -> Vec<(String, Vec<Rejection>)> {
         let ids: Vec<u32> = models.iter().filter_map(|m| self.names.find(m)).collect();
         let mut found: Vec<(String, Vec<Rejection>)> = ids
             .iter()
             .map(|id| (self.names.name(*id).to_string(), Vec::new()))
             .collect();
+        let mut seen: HashSet<(u32, u32, u32, u32, bool)> = HashSet::new();
         for e in &self.entries {
-            if let Some(i) = ids.iter().position(|id| *id == e.model) {
+            let named = !self.names.name(e.node).is_empty();
+            if let Some(i) = ids.iter().position(|id| *id == e.model)
+                && seen.insert((e.model, e.profile, e.pool, e.reason, named))
+            {
                 found[i].1.push(Rejection {
                     profile: self.names.name(e.profile).to_string(),
                     pool: self.names.name(e.pool).to_string(),

@@ -419,7 +419,12 @@ impl Snapshots {
     /// the order asked, a few at a time: hundreds of models not placed must
     /// not open hundreds of connections at once. Each is kept, not its
     /// explanation, while the lists do not move.
-    pub async fn headlines(&self, models: Vec<String>) -> Vec<(String, Answer<Option<String>>)> {
+    /// `words`: the classes and fabrics a reason may name, to rank it by.
+    pub async fn headlines(
+        &self,
+        models: Vec<String>,
+        words: &crate::reasons::Vocabulary,
+    ) -> Vec<(String, Answer<Option<String>>)> {
         use futures_util::{StreamExt, stream};
         stream::iter(models)
             .map(|model| async move {
@@ -432,7 +437,7 @@ impl Snapshots {
                         EXPLANATION_MAX_AGE,
                         async || {
                             let explain = api.explain_placement(&reader(), &model).await?;
-                            Ok(crate::wall::headline(&explain))
+                            Ok(crate::wall::headline(&explain, words))
                         },
                     )
                     .await;

@@ -103,8 +103,11 @@ impl WallFeed {
                     .filter(|m| ModelStatus::of(m) == ModelStatus::NotPlaced)
                     .map(|m| m.name.clone())
                     .collect();
-                let headlines: HashMap<String, _> =
-                    lists.headlines(stuck).await.into_iter().collect();
+                let headlines: HashMap<String, _> = lists
+                    .headlines(stuck, &crate::reasons::Vocabulary::of(&nodes))
+                    .await
+                    .into_iter()
+                    .collect();
                 let why = |model: &str| {
                     headlines
                         .get(model)

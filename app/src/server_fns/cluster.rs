@@ -51,8 +51,14 @@ mod ssr {
 
     pub async fn list_models(query: String) -> Result<TablePage<ModelView>, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        let mut page = TableQuery::parse(&query).page_of(&cx.cluster.snapshots.models().await?);
+        let lists = &cx.cluster.snapshots;
+        let (models, replicas) = tokio::join!(lists.models(), lists.replicas());
+        let mut page = TableQuery::parse(&query).page_of(&models?);
         cx.journal.date_models(&cx.cluster.tag.id, &mut page.rows);
+        // Without the replicas the page stands; it only cannot say failing.
+        if let Ok(replicas) = replicas {
+            crate::joins::mark_failing(&mut page.rows, &replicas);
+        }
         Ok(page)
     }
 

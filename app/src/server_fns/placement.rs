@@ -61,7 +61,8 @@ mod ssr {
                 .known_models()
                 .is_some_and(|models| models.iter().any(|m| m.name == model))
         });
-        let found = models?.iter().find(|m| m.name == model).cloned();
+        let mut found = models?.iter().find(|m| m.name == model).cloned();
+        crate::joins::mark_failing(found.as_mut_slice(), &replicas);
         let profiles = found
             .as_ref()
             .map(|m| m.profiles.clone())

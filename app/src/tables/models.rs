@@ -65,8 +65,21 @@ impl TableRow for ModelView {
     }
 }
 
-/// The status, and where to go next when it is not "ready".
+/// The status, and where to go next when it is not "ready". A model whose
+/// replica reports an error is failing, its error first: never "wait"
+/// beside a replica that restarts.
 fn status_cell(m: &ModelView) -> AnyView {
+    if let Some(error) = &m.failing {
+        return view! {
+            <span class="badge bad failing">"failing"</span>
+            " "
+            <span class="error">{error.clone()}</span>
+            " "
+            <a class="next-step" href=urls::replicas_of(&m.name)>"replicas"</a>
+            <SinceNote since=m.since.as_deref().cloned() />
+        }
+        .into_any();
+    }
     let status = ModelStatus::of(m);
     let next = match status {
         ModelStatus::NotPlaced => Some(

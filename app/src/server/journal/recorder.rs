@@ -748,21 +748,26 @@ impl Recorder {
         }
         let known = snapshots.known();
         let models = known.models.and_then(|read| read.answer.ok());
+        let nodes = known.nodes.and_then(|read| read.answer.ok());
         let mut headlines = HashMap::new();
         if leading && let Some(catalog) = &models {
+            let words = nodes
+                .as_deref()
+                .map(|n| crate::reasons::Vocabulary::of(n))
+                .unwrap_or_default();
             let not_placed: Vec<String> = catalog
                 .iter()
                 .filter(|m| ModelStatus::of(m) == ModelStatus::NotPlaced)
                 .map(|m| m.name.clone())
                 .collect();
-            for (model, answer) in snapshots.headlines(not_placed).await {
+            for (model, answer) in snapshots.headlines(not_placed, &words).await {
                 if let Some(headline) = answer.ok().and_then(|h| h.as_ref().clone()) {
                     headlines.insert(model, headline);
                 }
             }
         }
         Reading {
-            nodes: known.nodes.and_then(|read| read.answer.ok()),
+            nodes,
             models,
             replicas: known.replicas.and_then(|read| read.answer.ok()),
             headlines,
