@@ -73,17 +73,20 @@ fn fail(reason: &str, code: u8) -> ExitCode {
 }
 
 fn init_tracing(filter: &str) -> Result<(), String> {
-    let filter = tracing_subscriber::EnvFilter::try_new(filter)
-        .map_err(|e| format!("log filter {filter:?} is not valid: {e}"))?
-        // The audit is written whatever the filter says.
-        .add_directive(
-            "audit=info"
-                .parse()
-                .map_err(|e| format!("the audit's log directive: {e}"))?,
-        );
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .init();
-    Ok(())
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    // Targets and levels ("warn", "llmgw_console=debug,info"): what the log
+    // is filtered by. `EnvFilter` reads the same and span fields besides,
+    // which nothing here logs by, at the price of a regular-expression
+    // engine in the binary.
+    let filter: tracing_subscriber::filter::Targets = filter
+        .parse()
+        .map_err(|e| format!("log filter {filter:?} is not valid: {e}"))?;
+    // The audit is written whatever the filter says.
+    let filter = filter.with_target("audit", tracing::Level::INFO);
+    tracing_subscriber::registry()
+        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+        .with(filter)
+        .try_init()
+        .map_err(|e| format!("the log: {e}"))
 }

@@ -2,31 +2,16 @@
 //! every way a call fails becomes the right error.
 
 use app::admin_api::types::{NodeState, TargetState};
-use app::admin_api::{
-    Actor, AdminApiClient, AdminApiError, ChangeAuthorized, ChangePermitted, ChangePolicy, Identity,
-};
-use app::server::audit::{AuditLog, Draft, blank_record};
+use app::admin_api::{Actor, AdminApiClient, AdminApiError, ChangeAuthorized};
 
 use crate::helpers::{ScriptedUpstream, TestApp, free_port};
 
 fn actor() -> Actor {
-    Actor::new("integration-test").expect("valid")
+    crate::helpers::actor("integration-test")
 }
 
-/// What a change sends, for the same actor, from a writable console, once
-/// its record is written.
 fn authorized() -> ChangeAuthorized {
-    let who = Identity {
-        user: Some(actor()),
-        peer: None,
-    };
-    let permitted =
-        ChangePermitted::check(ChangePolicy::default(), &who).expect("a writable console");
-    let audit = AuditLog::new(None).expect("in memory");
-    let written = Draft::open(blank_record("client test"))
-        .sending(&audit)
-        .expect("recorded");
-    permitted.recorded(written)
+    crate::helpers::authorized("integration-test")
 }
 
 #[tokio::test]

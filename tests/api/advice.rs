@@ -7,11 +7,8 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 
 use app::admin_api::types::{NodeState, TargetState};
-use app::admin_api::{
-    Actor, AdminApiClient, ChangeAuthorized, ChangePermitted, ChangePolicy, Identity,
-};
+use app::admin_api::{Actor, AdminApiClient};
 use app::fixes::{Explained, Fix, Outcome, Surroundings};
-use app::server::audit::{AuditLog, Draft, blank_record};
 use llmgw_console::simulator::{Simulator, generated};
 
 use crate::helpers::spawn_simulator;
@@ -20,21 +17,7 @@ use crate::helpers::spawn_simulator;
 const STATES: u64 = 1000;
 
 fn actor() -> Actor {
-    Actor::new("advice-test").expect("valid")
-}
-
-fn authorized() -> ChangeAuthorized {
-    let who = Identity {
-        user: Some(actor()),
-        peer: None,
-    };
-    let permitted =
-        ChangePermitted::check(ChangePolicy::default(), &who).expect("a writable console");
-    let audit = AuditLog::new(None).expect("in memory");
-    let written = Draft::open(blank_record("advice test"))
-        .sending(&audit)
-        .expect("recorded");
-    permitted.recorded(written)
+    crate::helpers::actor("advice-test")
 }
 
 /// SplitMix64, to stir each generated cluster further.
@@ -145,7 +128,7 @@ async fn every_fix_offered_over_a_thousand_random_states_removes_what_it_claims(
     let simulator = Simulator::built_by(|| state(0));
     let addr = spawn_simulator(simulator.clone(), SocketAddr::from(([127, 0, 0, 1], 0)));
     let client = AdminApiClient::new(&addr.to_string()).expect("valid");
-    let change = authorized();
+    let change = crate::helpers::authorized("advice-test");
     let (mut offered, mut refused) = (0, 0);
     let mut kinds = BTreeSet::new();
     for seed in 0..STATES {

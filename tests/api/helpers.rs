@@ -446,3 +446,26 @@ impl ScriptedUpstream {
             .map(str::to_string)
     }
 }
+
+/// An actor named `name`, for calls made straight to an admin API.
+pub fn actor(name: &str) -> app::admin_api::Actor {
+    app::admin_api::Actor::new(name).expect("valid")
+}
+
+/// What a change sends as `name`, from a writable console, once its record
+/// is written: what a test needs to call an admin API's changes directly.
+pub fn authorized(name: &str) -> app::admin_api::ChangeAuthorized {
+    use app::admin_api::{ChangePermitted, ChangePolicy, Identity};
+    use app::server::audit::{AuditLog, Draft, blank_record};
+    let who = Identity {
+        user: Some(actor(name)),
+        peer: None,
+    };
+    let permitted =
+        ChangePermitted::check(ChangePolicy::default(), &who).expect("a writable console");
+    let audit = AuditLog::new(None).expect("in memory");
+    let written = Draft::open(blank_record(name))
+        .sending(&audit)
+        .expect("recorded");
+    permitted.recorded(written)
+}
