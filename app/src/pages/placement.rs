@@ -82,11 +82,13 @@ fn Placement(name: String) -> impl IntoView {
         Resource::new(|| (), move |_| explain_placement(name.clone()))
     };
     let query = use_table_query();
+    // The dialog: the uncordon a fix offers asks here, as on the node pages.
     view! {
         <Title text=format!("{name}: placement") />
         <p class="crumbs"><a href=urls::scoped("/models")>"Models"</a> " / "</p>
         <h1 class="id">{name.clone()}</h1>
         <ReceiptBanner />
+        <crate::components::NodeActionDialog />
         <Live resource=report render={move |report| view! { <Report report query /> }} />
         <crate::components::History
             title="History of this model"
