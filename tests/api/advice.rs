@@ -240,15 +240,32 @@ async fn against_an_admin_api_of_its_own_words_only_the_fix_that_works_is_offere
         crate::helpers::BASE,
         app::urls::placement(MODEL_BY_HAND)
     );
-    let body = crate::helpers::http()
-        .get(url)
-        .send()
-        .await
-        .expect("answers")
-        .text()
-        .await
-        .expect("a page");
-    let page = crate::html::Page::parse(&body);
+    let read = || async {
+        let body = crate::helpers::http()
+            .get(&url)
+            .send()
+            .await
+            .expect("answers")
+            .text()
+            .await
+            .expect("a page");
+        crate::html::Page::parse(&body)
+    };
+    let page = read().await;
+    // The explanation is as old as its read; asked again, it says so.
+    assert!(
+        page.text(".explained-age")
+            .starts_with("llmgw's explanation, read just now"),
+        "{}",
+        page.text(".explained-age")
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
+    let again = read().await.text(".explained-age");
+    let secs: Option<u64> = again
+        .strip_prefix("llmgw's explanation, read ")
+        .and_then(|rest| rest.split(" s ago").next())
+        .and_then(|n| n.parse().ok());
+    assert!(secs.is_some_and(|s| s >= 2), "{again}");
     let fixes = page.texts("table.rejections li.fix");
     let of = |node: &str| -> String {
         fixes

@@ -146,6 +146,13 @@ fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
         {team}
         <section class="situation" data-situation=format!("{situation:?}")>
             <p class="verdict" class:bad={situation == Situation::NotPlaced}>{situation.sentence()}</p>
+            <p class="explained-age muted">{format!(
+                "llmgw's explanation, read {}; each node beside it is shown as it is now.",
+                match report.explained_secs_ago {
+                    0 => "just now".to_string(),
+                    s => format!("{} ago", format::span(s as i64)),
+                }
+            )}</p>
             {match &report.model {
                 Some(m) => {
                     let status = ModelStatus::of(m);

@@ -191,6 +191,12 @@ impl<T> Default for PerModel<T> {
 }
 
 impl<T> PerModel<T> {
+    /// The snapshot of `model`, if one is kept; none is made.
+    fn kept(&self, model: &str) -> Option<Arc<Snapshot<T>>> {
+        let map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        map.get(model).cloned()
+    }
+
     fn entry(&self, model: &str) -> Arc<Snapshot<T>> {
         let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if !map.contains_key(model) {
@@ -384,6 +390,13 @@ impl Snapshots {
 
     /// One model's explanation, shared like the lists when the catalog
     /// lists the model, asked for directly otherwise.
+    /// How long ago the explanation of `model` that [`Self::explain`] gives
+    /// was read from llmgw; `None` when none is kept (it was read just now,
+    /// or straight from llmgw).
+    pub fn explained_ago(&self, model: &str) -> Option<Duration> {
+        self.explains.kept(model)?.last_known().map(|(_, age)| age)
+    }
+
     pub async fn explain(&self, model: &str) -> Answer<ExplainView> {
         match self.models().await {
             Ok(models) if !models.iter().any(|m| m.name == model) => {

@@ -23,6 +23,10 @@ pub struct PlacementReport {
     pub also_in: Vec<crate::cluster_tag::ClusterTag>,
     /// Since when it has had its status, from the journal.
     pub since: Option<crate::journal_record::StateSince>,
+    /// How many seconds ago llmgw's explanation was read: the rejections
+    /// are that old, the nodes beside them as they are now.
+    #[serde(default)]
+    pub explained_secs_ago: u64,
 }
 
 #[server(endpoint = "/explain_placement")]
@@ -50,6 +54,7 @@ mod ssr {
             lists.orphans(),
         );
         let (explain, replicas) = (explain?, replicas?);
+        let explained_secs_ago = lists.explained_ago(&model).map_or(0, |d| d.as_secs());
         // Only what concerns the nodes its rejections name: at thousands of
         // nodes, the rest would be most of the answer and of no use to it.
         let named: HashSet<&str> = explain.rejections.iter().map(|r| r.node.as_str()).collect();
@@ -85,6 +90,7 @@ mod ssr {
             cx.journal.model_since(&cx.cluster.tag.id, &model, status)
         });
         Ok(PlacementReport {
+            explained_secs_ago,
             also_in,
             since,
             model: found,
