@@ -103,6 +103,25 @@ impl Need {
     }
 }
 
+/// The GPUs the replicas' shards hold on each node that `on` keeps; `None`
+/// for a node where a shard lists no GPUs: it holds some all the same, so
+/// the node's use is not known, and its free count is taken as it is.
+pub fn gpus_in_use(
+    replicas: &[ReplicaView],
+    on: impl Fn(&str) -> bool,
+) -> std::collections::HashMap<&str, Option<i64>> {
+    let mut in_use = std::collections::HashMap::new();
+    for r in replicas {
+        for s in r.shards.iter().filter(|s| on(&s.node)) {
+            let used = in_use.entry(s.node.as_str()).or_insert(Some(0));
+            *used = used
+                .filter(|_| !s.gpus.is_empty())
+                .map(|u| u + s.gpus.len() as i64);
+        }
+    }
+    in_use
+}
+
 /// What a node can give now.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Capacity {
@@ -302,7 +321,7 @@ pub fn homes<'a>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::admin_api::types::Shard;
 
@@ -320,7 +339,8 @@ mod tests {
         }
     }
 
-    fn rejection(node: &str, reason: &str) -> Rejection {
+    /// A rejection of profile tp8 in pool h100 (the fixes' tests use it too).
+    pub(crate) fn rejection(node: &str, reason: &str) -> Rejection {
         Rejection {
             profile: "tp8".into(),
             pool: "h100".into(),

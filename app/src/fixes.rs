@@ -113,17 +113,7 @@ impl Surroundings {
         explained: &[Explained<'_>],
     ) -> Self {
         let words = Vocabulary::of(nodes);
-        // A shard that lists no GPUs holds some all the same: its node's
-        // use is then not known, and its free count is taken as it is.
-        let mut in_use: HashMap<&str, Option<i64>> = HashMap::new();
-        for r in replicas {
-            for s in r.shards.iter().filter(|s| named(&s.node)) {
-                let used = in_use.entry(s.node.as_str()).or_insert(Some(0));
-                *used = used
-                    .filter(|_| !s.gpus.is_empty())
-                    .map(|u| u + s.gpus.len() as i64);
-            }
-        }
+        let in_use = estimate::gpus_in_use(replicas, named);
         let by_id: HashMap<&str, &NodeView> = nodes.iter().map(|n| (n.id.as_str(), n)).collect();
         let mut needs = Vec::new();
         for e in explained {
@@ -745,6 +735,7 @@ impl Outlook {
 mod tests {
     use super::*;
     use crate::admin_api::types::Shard;
+    use crate::estimate::tests::rejection;
     use crate::journal_record::NodeSince;
 
     const MODEL: &str = "m";
@@ -760,15 +751,6 @@ mod tests {
             classes: vec!["h100-80g".into()],
             last_seen_ago: "1s".into(),
             ..Default::default()
-        }
-    }
-
-    fn rejection(node: &str, reason: &str) -> Rejection {
-        Rejection {
-            profile: "tp8".into(),
-            pool: "h100".into(),
-            node: node.into(),
-            reason: reason.into(),
         }
     }
 

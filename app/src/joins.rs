@@ -119,15 +119,7 @@ fn stranded(
     moving: &[ReplicaView],
 ) -> Vec<String> {
     use crate::estimate::{Capacity, Need, would_take};
-    let mut in_use: HashMap<&str, Option<i64>> = HashMap::new();
-    for r in replicas {
-        for s in &r.shards {
-            let used = in_use.entry(s.node.as_str()).or_insert(Some(0));
-            *used = used
-                .filter(|_| !s.gpus.is_empty())
-                .map(|u| u + s.gpus.len() as i64);
-        }
-    }
+    let in_use = crate::estimate::gpus_in_use(replicas, |_| true);
     let classes = nodes
         .iter()
         .find(|n| n.id == node)
