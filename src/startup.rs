@@ -236,7 +236,7 @@ fn start_journal(
         audit: context.audit.clone(),
         stop: stop.clone(),
     };
-    context.audit.journal.enable();
+    context.audit.journal.enable(context.journal.clone());
     let clusters: Vec<_> = context.clusters.iter().cloned().collect();
     let period = Duration::from_secs_f64(settings.refresh_seconds);
     let task = tokio::spawn(recorder.run(clusters, period));

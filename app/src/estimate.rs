@@ -306,18 +306,45 @@ pub fn uncovered(reason: &str, need: &Need, words: &Vocabulary) -> Vec<Concern> 
         .collect()
 }
 
-/// Where one shard of `need` could go now, among `nodes` (with the GPUs
-/// their shards hold): the nodes that would take it, `exclude` aside.
-pub fn homes<'a>(
-    need: &Need,
-    nodes: impl Iterator<Item = (&'a NodeView, Option<i64>)>,
-    exclude: &str,
-) -> Vec<&'a str> {
-    nodes
-        .filter(|(n, _)| n.id != exclude)
-        .filter(|(n, used)| would_take(&Capacity::of(n, *used), need).fits())
-        .map(|(n, _)| n.id.as_str())
-        .collect()
+/// Where shards could go now, given out in turn: each home takes what it
+/// is given, so two shards of 8 GPUs do not both go to the one node with 8
+/// free. The nodes `leaving` (draining, or about to) are never a home.
+pub struct Placer<'a> {
+    nodes: &'a [NodeView],
+    in_use: std::collections::HashMap<&'a str, Option<i64>>,
+    given: std::collections::HashMap<&'a str, i64>,
+    leaving: BTreeSet<&'a str>,
+}
+
+impl<'a> Placer<'a> {
+    pub fn new(
+        nodes: &'a [NodeView],
+        replicas: &'a [ReplicaView],
+        leaving: impl IntoIterator<Item = &'a str>,
+    ) -> Self {
+        Self {
+            nodes,
+            in_use: gpus_in_use(replicas, |_| true),
+            given: Default::default(),
+            leaving: leaving.into_iter().collect(),
+        }
+    }
+
+    /// The first node that would take one shard of `need` now, which then
+    /// holds its GPUs; `None` where no node would.
+    pub fn place(&mut self, need: &Need) -> Option<&'a str> {
+        let home = self.nodes.iter().find(|n| {
+            if self.leaving.contains(n.id.as_str()) {
+                return false;
+            }
+            let used = self.in_use.get(n.id.as_str()).copied().unwrap_or(Some(0));
+            let mut cap = Capacity::of(n, used);
+            cap.usable_gpus -= self.given.get(n.id.as_str()).copied().unwrap_or(0);
+            would_take(&cap, need).fits()
+        })?;
+        *self.given.entry(home.id.as_str()).or_default() += need.gpus.unwrap_or(0);
+        Some(home.id.as_str())
+    }
 }
 
 #[cfg(test)]
@@ -471,7 +498,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn homes_are_the_nodes_that_would_take_a_shard() {
+    fn homes_are_given_out_in_turn_never_on_a_leaving_node() {
         let nodes = [
             node("a", NodeState::Ready, 2),
             node("b", NodeState::Cordoned, 8),
@@ -482,9 +509,20 @@ pub(crate) mod tests {
             gpus: Some(4),
             ..Default::default()
         };
+        // What the nodes' free counts say is in use: none of their GPUs is
+        // held by a listed replica, so each gives what it says is free.
+        let mut placer = Placer::new(&nodes, &[], ["d"]);
+        assert_eq!(placer.place(&need), Some("c"));
+        assert_eq!(placer.place(&need), Some("c"), "c had 8: room for two");
         assert_eq!(
-            homes(&need, nodes.iter().map(|n| (n, Some(8 - n.gpu_free))), "d"),
-            ["c"]
+            placer.place(&need),
+            None,
+            "c is full; b is cordoned, d leaving"
         );
+        let two = Need {
+            gpus: Some(2),
+            ..Default::default()
+        };
+        assert_eq!(placer.place(&two), Some("a"));
     }
 }

@@ -55,6 +55,16 @@ impl ModelStatus {
     pub fn not_serving(m: &ModelView) -> bool {
         m.min > 0 && m.ready < m.min
     }
+
+    /// Wanted, and no replica of it ready: it does not serve at all (red).
+    pub fn down(m: &ModelView) -> bool {
+        m.min > 0 && m.ready == 0
+    }
+
+    /// Serving, on fewer replicas than wanted (amber).
+    pub fn below_wanted(m: &ModelView) -> bool {
+        m.ready > 0 && m.ready < m.min
+    }
 }
 
 /// What an explanation says, told apart in plain words.
@@ -244,6 +254,33 @@ pub fn since_short(s: &crate::journal_record::StateSince) -> String {
     by_and_why(s, &mut text);
     text
 }
+
+/// Since when a GPU has been unhealthy: "unhealthy for 4 m (since 18:31
+/// UTC)", or for one that turned after the record began and is not in it
+/// yet "new, not yet dated"; nothing where the journal knows nothing.
+pub fn unhealthy_since(date: &crate::journal_record::FaultDate) -> Option<String> {
+    fault(date, since)
+}
+
+/// [`unhealthy_since`] as a wall's line has room for: "unhealthy ≥ 3 d".
+pub fn unhealthy_since_short(date: &crate::journal_record::FaultDate) -> Option<String> {
+    fault(date, since_short)
+}
+
+fn fault(
+    date: &crate::journal_record::FaultDate,
+    dated: fn(&crate::journal_record::StateSince) -> String,
+) -> Option<String> {
+    use crate::journal_record::FaultDate;
+    match date {
+        FaultDate::Since(s) => Some(format!("unhealthy {}", dated(s))),
+        FaultDate::New => Some(NOT_YET_DATED.to_string()),
+        FaultDate::Unknown => None,
+    }
+}
+
+/// What a fault the journal has not dated yet is called.
+pub const NOT_YET_DATED: &str = "new, not yet dated";
 
 fn by_and_why(s: &crate::journal_record::StateSince, text: &mut String) {
     if let Some(by) = &s.by {

@@ -58,6 +58,10 @@ pub struct DrainPreview {
     /// from the journal: what an uncordon would undo.
     #[serde(default)]
     pub state_since: Option<crate::journal_record::StateSince>,
+    /// The node's state as llmgw lists it: an uncordon of a draining node
+    /// ends its drain.
+    #[serde(default)]
+    pub state: String,
 }
 
 pub fn drain_preview(
@@ -100,8 +104,12 @@ pub fn drain_preview(
             (crate::gpu_strip::on_unhealthy(n, &moving), unplaced.len())
         })
         .unwrap_or_default();
+    let listed = nodes.iter().find(|n| n.id == node);
     DrainPreview {
-        listed: nodes.iter().any(|n| n.id == node),
+        listed: listed.is_some(),
+        state: listed
+            .map(|n| n.state.as_str().to_string())
+            .unwrap_or_default(),
         replicas: moving,
         at_risk,
         stranded,
@@ -118,44 +126,30 @@ fn stranded(
     replicas: &[ReplicaView],
     moving: &[ReplicaView],
 ) -> Vec<String> {
-    use crate::estimate::{Capacity, Need, would_take};
-    let in_use = crate::estimate::gpus_in_use(replicas, |_| true);
+    use crate::estimate::{Need, Placer};
     let classes = nodes
         .iter()
         .find(|n| n.id == node)
         .map(|n| n.classes.clone())
         .unwrap_or_default();
-    // Homes are given out in turn, each taking what it is given: two
-    // replicas of 8 GPUs do not both go to the one node with 8 free.
-    let mut taken: HashMap<&str, i64> = HashMap::new();
+    let mut placer = Placer::new(nodes, replicas, [node]);
     let mut stranded = Vec::new();
     for r in moving {
         // A shard that lists no GPUs needs a number the console does not
         // know: it is not said to wait.
-        let shards: Vec<i64> = r
+        let shards = r
             .shards
             .iter()
-            .filter(|s| s.node == node && !s.gpus.is_empty())
-            .map(|s| s.gpus.len() as i64)
-            .collect();
-        for gpus in shards {
+            .filter(|s| s.node == node && !s.gpus.is_empty());
+        for shard in shards {
             let need = Need {
-                gpus: Some(gpus),
+                gpus: Some(shard.gpus.len() as i64),
                 classes: classes.clone(),
                 ..Need::default()
             };
-            let home = nodes.iter().filter(|n| n.id != node).find(|n| {
-                let used = in_use.get(n.id.as_str()).copied().unwrap_or(Some(0));
-                let mut cap = Capacity::of(n, used);
-                cap.usable_gpus -= taken.get(n.id.as_str()).copied().unwrap_or(0);
-                would_take(&cap, &need).fits()
-            });
-            match home {
-                Some(n) => *taken.entry(n.id.as_str()).or_default() += gpus,
-                None => {
-                    stranded.push(r.id.clone());
-                    break;
-                }
+            if placer.place(&need).is_none() {
+                stranded.push(r.id.clone());
+                break;
             }
         }
     }
@@ -326,11 +320,8 @@ pub fn overview(
     }
     for m in models {
         *o.models_by_status.entry(ModelStatus::of(m)).or_default() += 1;
-        if m.min > 0 && m.ready == 0 {
-            o.models_down += 1;
-        } else if m.ready < m.min {
-            o.models_below_wanted += 1;
-        }
+        o.models_down += usize::from(ModelStatus::down(m));
+        o.models_below_wanted += usize::from(ModelStatus::below_wanted(m));
     }
     o.replicas_with_errors = replicas.iter().filter(|r| has_error(r)).count();
     o.orphan_nodes = orphans.iter().filter(|w| !w.paths.is_empty()).count();

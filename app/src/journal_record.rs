@@ -65,10 +65,15 @@ pub enum EventKind {
     ModelSeen,
     /// The same for a replica's state.
     ReplicaSeen,
+    /// A GPU (`detail`) found unhealthy as recording started, or, after a
+    /// short gap, one that turned within it: unhealthy since then at
+    /// least. With it, a GPU the record has no date for turned after the
+    /// record began, and is new.
+    GpuSeen,
 }
 
 impl EventKind {
-    pub const ALL: [Self; 24] = [
+    pub const ALL: [Self; 25] = [
         Self::RecordingStarted,
         Self::NodeAppeared,
         Self::NodeGone,
@@ -93,12 +98,18 @@ impl EventKind {
         Self::NodeSeen,
         Self::ModelSeen,
         Self::ReplicaSeen,
+        Self::GpuSeen,
     ];
 
     /// What a list of changes leaves out unless asked: a start of
     /// recording writes one of these for each node, model and replica not
     /// in the usual state.
-    pub const SEEN: [Self; 3] = [Self::NodeSeen, Self::ModelSeen, Self::ReplicaSeen];
+    pub const SEEN: [Self; 4] = [
+        Self::NodeSeen,
+        Self::ModelSeen,
+        Self::ReplicaSeen,
+        Self::GpuSeen,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -126,6 +137,7 @@ impl EventKind {
             Self::NodeSeen => "node_seen",
             Self::ModelSeen => "model_seen",
             Self::ReplicaSeen => "replica_seen",
+            Self::GpuSeen => "gpu_seen",
         }
     }
 
@@ -156,6 +168,7 @@ impl EventKind {
             Self::NodeSeen => "node's state found",
             Self::ModelSeen => "model's status found",
             Self::ReplicaSeen => "replica's state found",
+            Self::GpuSeen => "GPU found unhealthy",
         }
     }
 
@@ -176,7 +189,8 @@ impl EventKind {
             | Self::GpuHealthy
             | Self::DiskNearlyFull
             | Self::DiskRelieved
-            | Self::NodeSeen => Subject::Node,
+            | Self::NodeSeen
+            | Self::GpuSeen => Subject::Node,
             Self::ModelAppeared
             | Self::ModelGone
             | Self::ModelStatus
@@ -286,7 +300,29 @@ pub struct NodeSince {
     pub state: Option<StateSince>,
     /// Since when each of its unhealthy GPUs has been, in the order llmgw
     /// lists them.
-    pub unhealthy: Vec<Option<StateSince>>,
+    pub unhealthy: Vec<FaultDate>,
+}
+
+/// Since when a GPU has been unhealthy, as far as the journal knows.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FaultDate {
+    Since(StateSince),
+    /// It turned after the record began, and the record has not taken the
+    /// change in yet (it follows a period behind the pages): new, and not
+    /// yet dated; never "since at least" the start of recording.
+    New,
+    /// The record has not begun for its cluster.
+    #[default]
+    Unknown,
+}
+
+impl FaultDate {
+    pub fn since(&self) -> Option<&StateSince> {
+        match self {
+            Self::Since(s) => Some(s),
+            Self::New | Self::Unknown => None,
+        }
+    }
 }
 
 /// Since when a node, model or replica has been in the state shown, as far as the

@@ -151,7 +151,7 @@ pub struct Trouble {
     pub what: Vec<String>,
     /// Since when its first GPU now unhealthy has been, from the journal.
     #[serde(default)]
-    pub unhealthy_since: Option<crate::journal_record::StateSince>,
+    pub unhealthy_since: crate::journal_record::FaultDate,
 }
 
 /// How many of the last hour's records the trouble panel shows: each takes
@@ -356,7 +356,7 @@ pub fn wall_view(
             v.troubled.push(Trouble {
                 node: n.id.clone(),
                 what,
-                unhealthy_since: None,
+                unhealthy_since: Default::default(),
             });
         }
     }
@@ -389,16 +389,16 @@ pub fn wall_view(
                 what: FAILING.into(),
                 why: failing.get(m.name.as_str()).cloned().unwrap_or_default(),
                 since: None,
-                down: m.min > 0 && m.ready == 0,
-                below: m.ready > 0 && m.ready < m.min,
+                down: ModelStatus::down(m),
+                below: ModelStatus::below_wanted(m),
             }),
             ModelStatus::NotPlaced => Some(NotServing {
                 model: m.name.clone(),
                 what: "not placed".into(),
                 why: why_not_placed(&m.name).unwrap_or_else(|| "no placement attempted yet".into()),
                 since: None,
-                down: m.min > 0 && m.ready == 0,
-                below: m.ready > 0 && m.ready < m.min,
+                down: ModelStatus::down(m),
+                below: ModelStatus::below_wanted(m),
             }),
             _ if long_start.is_some() => Some(NotServing {
                 model: m.name.clone(),
@@ -408,8 +408,8 @@ pub fn wall_view(
                     format::duration(long_start.unwrap_or_default())
                 ),
                 since: None,
-                down: m.min > 0 && m.ready == 0,
-                below: m.ready > 0 && m.ready < m.min,
+                down: ModelStatus::down(m),
+                below: ModelStatus::below_wanted(m),
             }),
             ModelStatus::Starting if m.ready < m.min => Some(NotServing {
                 model: m.name.clone(),
@@ -421,8 +421,8 @@ pub fn wall_view(
                     m.total - m.ready
                 ),
                 since: None,
-                down: m.min > 0 && m.ready == 0,
-                below: m.ready > 0 && m.ready < m.min,
+                down: ModelStatus::down(m),
+                below: ModelStatus::below_wanted(m),
             }),
             _ => None,
         };

@@ -159,6 +159,17 @@ async fn a_token_for_one_node_does_not_collect_every_node() {
     assert!(stale_because(&error).contains("another node"), "{error:?}");
 }
 
+/// Sets gpu-l40s-01 to `state`, confirmed, as its dialog does.
+async fn set_confirmed(app: &TestApp, state: &str) {
+    let form = [
+        ("node", "gpu-l40s-01"),
+        ("state", state),
+        ("confirm", "yes"),
+    ];
+    let ok = app.server_fn("set_node_state", &form).await;
+    assert!(ok.status().is_success(), "{state}: {}", ok.status());
+}
+
 #[tokio::test]
 async fn every_change_of_state_needs_a_confirmation_uncordon_too() {
     let app = TestApp::spawn().await;
@@ -174,30 +185,22 @@ async fn every_change_of_state_needs_a_confirmation_uncordon_too() {
         assert_eq!(refused, (428, ConsoleError::ConfirmationMissing), "{state}");
     }
     assert!(app.simulator.audit().is_empty(), "nothing was sent");
-    let ok = app
-        .server_fn(
-            "set_node_state",
-            &[
-                ("node", "gpu-l40s-01"),
-                ("state", "cordoned"),
-                ("confirm", "yes"),
-            ],
-        )
-        .await;
-    assert!(ok.status().is_success());
-    let ok = app
-        .server_fn(
-            "set_node_state",
-            &[
-                ("node", "gpu-l40s-01"),
-                ("state", "ready"),
-                ("confirm", "yes"),
-            ],
-        )
-        .await;
-    assert!(ok.status().is_success());
+    set_confirmed(&app, "cordoned").await;
+    set_confirmed(&app, "ready").await;
     let audit = app.simulator.audit();
     assert_eq!(audit.len(), 2, "{audit:?}");
+
+    // Uncordoning a draining node ends its drain, and its dialog says so.
+    let dialog = async || {
+        let path = "/nodes/gpu-l40s-01?confirm=uncordon&node=gpu-l40s-01";
+        app.parsed(path)
+            .await
+            .text("section.dialog[aria-labelledby=dialog-title]")
+    };
+    assert!(!dialog().await.contains("ends its drain"));
+    set_confirmed(&app, "draining").await;
+    let text = dialog().await;
+    assert!(text.contains("This ends its drain"), "{text}");
 }
 
 #[tokio::test]

@@ -758,6 +758,31 @@ async fn a_journal_that_may_grow_no_further_is_said_and_caught_up_when_it_can() 
         of_node(&store, &node).await.is_empty(),
         "nothing of the change could be written"
     );
+    // The console's own change says who and why at once, from the audit
+    // record it wrote, though the journal has not a record of it.
+    let node_page = format!("/nodes/{node}");
+    let shown = until("the node page says who cordoned it and why", async || {
+        let page = Page::parse(&fetch_page(&console.root, &node_page).await);
+        let since = page
+            .has(".facts .since")
+            .then(|| page.text(".facts .since"));
+        since.filter(|s| s.contains("while the disk was full"))
+    })
+    .await;
+    assert!(shown.contains(", by "), "{shown}");
+    // A GPU that fails meanwhile is new and not yet dated, never "since
+    // at least" the start of recording.
+    let faulty = nodes_in(&simulator, "ready").await.remove(0);
+    let line = "gpu 6: XID 79, fell off the bus";
+    set_gpu(&simulator, &faulty, line, false).await;
+    let note = until("the list shows the new fault", async || {
+        let page = Page::parse(&fetch_page(&console.root, "/nodes").await);
+        page.texts("tr.unhealthy")
+            .into_iter()
+            .find(|n| n.contains(line))
+    })
+    .await;
+    assert!(note.contains("new, not yet dated"), "{note}");
 
     // Room again: what waited is written, and the pages stop saying so.
     limit_file_size(&console, None);
@@ -774,6 +799,15 @@ async fn a_journal_that_may_grow_no_further_is_said_and_caught_up_when_it_can() 
         "{events:?}"
     );
     journal_written_again(&console).await;
+    until("the fault is dated", async || {
+        let page = Page::parse(&fetch_page(&console.root, "/nodes").await);
+        let notes = page.texts("tr.unhealthy");
+        notes
+            .iter()
+            .any(|n| n.contains(line) && n.contains("unhealthy for "))
+            .then_some(())
+    })
+    .await;
     assert_eq!(store.integrity().await.expect("checks"), "ok");
 }
 

@@ -127,6 +127,10 @@ fn NodeActionDialogFor(state: TargetState, node: String, report: DrainPreview) -
             "New work stops going to this node and its replicas move elsewhere, one at a \
              time; each replacement comes up before the original stops."
         }
+        TargetState::Ready if report.state == "draining" => {
+            "This ends its drain: the replicas that have not moved yet stay here, and \
+             placement may use this node again from now on."
+        }
         TargetState::Ready => "Placement may use this node again from now on.",
         TargetState::Cordoned => {
             "New work stops going to this node. What runs there keeps running."

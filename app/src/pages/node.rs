@@ -59,11 +59,14 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
         .into_any();
     };
     let dates = node.since.as_deref().cloned().unwrap_or_default();
-    let unhealthy: Vec<(String, Option<crate::journal_record::StateSince>)> = node
+    let unhealthy: Vec<(String, Option<String>)> = node
         .unhealthy
         .iter()
         .enumerate()
-        .map(|(i, line)| (line.clone(), dates.unhealthy.get(i).cloned().flatten()))
+        .map(|(i, line)| {
+            let date = dates.unhealthy.get(i).and_then(format::unhealthy_since);
+            (line.clone(), date)
+        })
         .collect();
     let also_in = view! {
         <crate::components::AlsoIn tags=report.also_in path=format!("/nodes/{}", urls::encode_component(&id)) />
@@ -119,7 +122,7 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
                         <h2>"Unhealthy GPUs"</h2>
                         <p>"Kept out of placement; usually why this node gets no work while it looks idle."</p>
                         <ul>{unhealthy.into_iter().map(|(l, since)| view! {
-                            <li><span class="gpu">{l}</span>{since.map(|s| view! { " " <span class="since" title=crate::components::badges::JOURNAL_NOTE>{format!("unhealthy {}", format::since(&s))}</span> })}</li>
+                            <li><span class="gpu">{l}</span>{since.map(|s| view! { " " <span class="since" title=crate::components::badges::JOURNAL_NOTE>{s}</span> })}</li>
                         }).collect_view()}</ul>
                     </section>
                 }

@@ -229,7 +229,7 @@ fn troubled(v: &WallView, rows: usize) -> AnyView {
                     <span class="name">{t.node.clone()}</span>
                     <span class="why">
                         {t.what.join(" · ")}
-                        {t.unhealthy_since.as_ref().map(|s| format!(" · unhealthy {}", format::since_short(s)))}
+                        {format::unhealthy_since_short(&t.unhealthy_since).map(|s| format!(" · {s}"))}
                     </span>
                 </li>
             }

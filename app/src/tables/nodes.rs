@@ -98,8 +98,9 @@ impl TableRow for NodeView {
             .enumerate()
             .map(|(i, line)| {
                 let since = dates
-                    .and_then(|d| d.get(i).cloned().flatten())
-                    .map(|s| format!(", unhealthy {}", format::since(&s)))
+                    .and_then(|d| d.get(i))
+                    .and_then(format::unhealthy_since)
+                    .map(|s| format!(", {s}"))
                     .unwrap_or_default();
                 RowNote {
                     class: "unhealthy",

@@ -6,10 +6,11 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use tokio::sync::Notify;
 
+use super::shared::Journal;
 use crate::audit_record::{AuditRecord, Outcome};
 use crate::journal_record::{EventKind, JournalEvent};
 
@@ -24,13 +25,16 @@ pub const WAITING_LIMIT: usize = 10_000;
 #[derive(Debug, Default)]
 pub struct AttemptQueue {
     enabled: AtomicBool,
+    /// Told of each attempt at once (see `Journal::own_attempt`).
+    journal: OnceLock<Arc<Journal>>,
     waiting: Mutex<VecDeque<JournalEvent>>,
     dropped: AtomicU64,
     arrived: Notify,
 }
 
 impl AttemptQueue {
-    pub fn enable(&self) {
+    pub fn enable(&self, journal: Arc<Journal>) {
+        let _ = self.journal.set(journal);
         self.enabled.store(true, Ordering::Relaxed);
     }
 
@@ -39,12 +43,16 @@ impl AttemptQueue {
         if !self.enabled.load(Ordering::Relaxed) {
             return;
         }
+        let event = attempt_event(at, record);
+        if let Some(journal) = self.journal.get() {
+            journal.own_attempt(&event);
+        }
         let mut waiting = self.waiting.lock().unwrap_or_else(PoisonError::into_inner);
         if waiting.len() >= WAITING_LIMIT {
             waiting.pop_front();
             self.dropped.fetch_add(1, Ordering::Relaxed);
         }
-        waiting.push_back(attempt_event(at, record));
+        waiting.push_back(event);
         drop(waiting);
         self.arrived.notify_one();
     }
@@ -154,7 +162,7 @@ mod tests {
         let record = blank_record("collect_orphans");
         queue.push(1, &record);
         assert!(queue.take().is_empty());
-        queue.enable();
+        queue.enable(Arc::default());
         for at in 0..(WAITING_LIMIT as i64 + 5) {
             queue.push(at, &record);
         }

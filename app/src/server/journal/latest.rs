@@ -77,7 +77,7 @@ fn groups() -> [Group; 7] {
         ),
         group(
             "gpu",
-            &[GpuUnhealthy, GpuHealthy],
+            &[GpuUnhealthy, GpuHealthy, GpuSeen],
             Some("node"),
             Some("detail"),
         ),

@@ -611,7 +611,14 @@ impl Recorder {
             };
             said.map(str::to_string)
         };
-        let mut events = found(cluster, read, at, f.to_find, &known);
+        let unhealthy_known = |node: &str| {
+            if f.resumed {
+                index.unhealthy_gpus(cluster, node)
+            } else {
+                Vec::new()
+            }
+        };
+        let mut events = found(cluster, read, at, f.to_find, &known, &unhealthy_known);
         if let (true, Some(replicas)) = (f.to_find.replicas, &read.replicas) {
             events.extend(gone_unseen(
                 cluster,

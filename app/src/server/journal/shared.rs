@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::since::SinceIndex;
 use super::store::{EventFilter, JournalStore, StoreError};
 use crate::admin_api::types::{ModelView, NodeView, ReplicaView};
-use crate::journal_record::{JournalEvent, NodeSince, StateSince};
+use crate::journal_record::{FaultDate, JournalEvent, NodeSince, StateSince};
 
 /// Answers kept for pages that ask the same: open pages read again on
 /// every change of the cluster, and a hundred viewers of one events page
@@ -130,7 +130,7 @@ impl Journal {
                 unhealthy: n
                     .unhealthy
                     .iter()
-                    .map(|gpu| index.gpu(cluster, &n.id, gpu).map(checked_now))
+                    .map(|gpu| dated(index.gpu(cluster, &n.id, gpu)))
                     .collect(),
             };
             n.since = Some(Box::new(dates));
@@ -164,18 +164,32 @@ impl Journal {
     }
 
     /// Since when the first of `node`'s GPUs now unhealthy (`gpus`, as
-    /// llmgw describes them) has been.
-    pub fn unhealthy_since(
-        &self,
-        cluster: &str,
-        node: &str,
-        gpus: &[String],
-    ) -> Option<StateSince> {
+    /// llmgw describes them) has been; new when none is dated yet and one
+    /// turned since the record began.
+    pub fn unhealthy_since(&self, cluster: &str, node: &str, gpus: &[String]) -> FaultDate {
         let index = self.read_since_index();
-        gpus.iter()
-            .filter_map(|gpu| index.gpu(cluster, node, gpu))
-            .min_by_key(|s| s.at)
-            .map(checked_now)
+        let dates: Vec<FaultDate> = gpus
+            .iter()
+            .map(|gpu| index.gpu(cluster, node, gpu))
+            .collect();
+        let oldest = dates
+            .iter()
+            .filter_map(FaultDate::since)
+            .min_by_key(|s| s.at);
+        match oldest {
+            Some(s) => FaultDate::Since(checked_now(s.clone())),
+            None if dates.contains(&FaultDate::New) => FaultDate::New,
+            None => FaultDate::Unknown,
+        }
+    }
+
+    /// An attempt this console just wrote to its audit: a change of a
+    /// node's state it made is known at once, not a period later when the
+    /// record has it, so that a page read right after it says who made it
+    /// and why (and advice never offers to undo it as a state of unknown
+    /// origin). The record's own copy, when it comes, says the same.
+    pub fn own_attempt(&self, attempt: &JournalEvent) {
+        self.since_index().apply_attempt(attempt);
     }
 
     /// Since when `model` has had `status` ("not placed").
@@ -183,6 +197,13 @@ impl Journal {
         self.read_since_index()
             .model(cluster, model, status)
             .map(checked_now)
+    }
+}
+
+fn dated(date: FaultDate) -> FaultDate {
+    match date {
+        FaultDate::Since(s) => FaultDate::Since(checked_now(s)),
+        other => other,
     }
 }
 

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use super::transitions::USUAL;
-use crate::journal_record::{EventKind, JournalEvent, StateSince, storable};
+use crate::journal_record::{EventKind, FaultDate, JournalEvent, StateSince, storable};
 
 /// A gap in the record this short (a restart, an upgrade) is bridged: a
 /// state that is the same on both sides of it keeps its start. A change
@@ -132,12 +132,12 @@ impl SinceIndex {
                     }
                     track(&mut self.nodes, node, e);
                 }
-                EventKind::GpuUnhealthy => {
+                EventKind::GpuUnhealthy | EventKind::GpuSeen => {
                     if let (Some(k), Some(gpu)) = (node, &e.detail) {
                         let mark = Mark {
                             at: e.at,
                             state: UNHEALTHY.into(),
-                            found: false,
+                            found: e.kind == EventKind::GpuSeen,
                         };
                         self.gpus.entry(k).or_default().insert(gpu.clone(), mark);
                     }
@@ -163,32 +163,60 @@ impl SinceIndex {
                 | EventKind::ReplicaSeen => {
                     track(&mut self.replicas, key(&e.cluster, &e.replica), e);
                 }
-                EventKind::Attempt if e.after.as_deref() == Some("done") => {
-                    let asked = e
-                        .before
-                        .as_deref()
-                        .and_then(|b| b.strip_prefix("set_node_state "));
-                    if let (Some(k), Some(state)) = (node, asked) {
-                        self.changes.insert(
-                            k,
-                            Change {
-                                at: e.at,
-                                state: state.to_string(),
-                                actor: e.actor.clone(),
-                                reason: e.detail.clone(),
-                            },
-                        );
-                    }
-                }
+                EventKind::Attempt => self.apply_attempt(e),
                 _ => {}
             }
+        }
+    }
+
+    /// Takes in an attempt through a console: one that changed a node's
+    /// state is the cause of that state (see [`SinceIndex::node`]). Taken
+    /// in twice (at once from the audit, then from the record), it says
+    /// the same.
+    pub fn apply_attempt(&mut self, e: &JournalEvent) {
+        if e.kind != EventKind::Attempt || e.after.as_deref() != Some("done") {
+            return;
+        }
+        let asked = e
+            .before
+            .as_deref()
+            .and_then(|b| b.strip_prefix("set_node_state "));
+        // Named as the journal keeps it: one taken at once from the audit
+        // has llmgw's name.
+        let node = e.node.as_deref().map(|n| named(&e.cluster, n));
+        if let (Some(k), Some(state)) = (node, asked) {
+            self.changes.insert(
+                k,
+                Change {
+                    at: e.at,
+                    state: state.to_string(),
+                    actor: e.actor.clone(),
+                    reason: e.detail.clone(),
+                },
+            );
         }
     }
 
     /// Since when `node` of `cluster` has been `state` (llmgw's word).
     pub fn node(&self, cluster: &str, node: &str, state: &str) -> Option<StateSince> {
         let k = named(cluster, node);
-        let mut since = self.since(cluster, self.nodes.get(&k), state)?;
+        let mark = self.current(cluster, self.nodes.get(&k));
+        let Some(mut since) = self.since(cluster, mark, state) else {
+            // The record has not taken the state in yet: a change to it
+            // through a console since what the record last says of the
+            // node is its cause, and says who and why at once.
+            return self
+                .changes
+                .get(&k)
+                .filter(|c| c.state == state && mark.is_none_or(|m| c.at >= m.at))
+                .map(|c| StateSince {
+                    at: c.at,
+                    at_least: false,
+                    by: c.actor.clone(),
+                    reason: c.reason.clone(),
+                    checked: 0,
+                });
+        };
         // The console's change is the cause of a state seen to begin about
         // when it was made, or, where the start is not known, of a state
         // it was made within. One made long after the state began (a
@@ -211,23 +239,35 @@ impl SinceIndex {
 
     /// Since when the GPU of `node` that llmgw describes as `gpu` has been
     /// unhealthy.
-    pub fn gpu(&self, cluster: &str, node: &str, gpu: &str) -> Option<StateSince> {
-        let k = named(cluster, node);
-        let line = storable(gpu);
-        let mark = self.gpus.get(&k).and_then(|g| g.get(&line));
-        match self.current(cluster, mark) {
-            Some(mark) => self.since(cluster, Some(mark), UNHEALTHY),
-            // Not seen to turn since the record's last long gap: it may
-            // have turned in any gap, so it is known only since the record
-            // last resumed.
-            None => self.resumed.get(cluster).map(|&at| StateSince {
-                at,
-                at_least: true,
-                by: None,
-                reason: None,
-                checked: 0,
-            }),
+    pub fn gpu(&self, cluster: &str, node: &str, gpu: &str) -> FaultDate {
+        let mark = self.current(cluster, self.gpu_mark(cluster, node, gpu));
+        match (mark, self.resumed.contains_key(cluster)) {
+            (Some(mark), _) => self
+                .since(cluster, Some(mark), UNHEALTHY)
+                .map_or(FaultDate::Unknown, FaultDate::Since),
+            // Every GPU unhealthy as the record began, or resumed, was
+            // found then (`GpuSeen`): one it has no date for turned later.
+            (None, true) => FaultDate::New,
+            (None, false) => FaultDate::Unknown,
         }
+    }
+
+    fn gpu_mark(&self, cluster: &str, node: &str, gpu: &str) -> Option<&Mark> {
+        let k = named(cluster, node);
+        self.gpus.get(&k).and_then(|g| g.get(&storable(gpu)))
+    }
+
+    /// The GPUs of `node` the record holds as unhealthy since its last
+    /// long gap, as the journal keeps their lines: what a start after a
+    /// short one need not find again.
+    pub fn unhealthy_gpus(&self, cluster: &str, node: &str) -> Vec<String> {
+        let Some(gpus) = self.gpus.get(&named(cluster, node)) else {
+            return Vec::new();
+        };
+        gpus.iter()
+            .filter(|(_, m)| self.current(cluster, Some(m)).is_some())
+            .map(|(line, _)| line.clone())
+            .collect()
     }
 
     /// Since when `model` of `cluster` has had `status` (the console's
@@ -395,15 +435,16 @@ mod tests {
             },
         ]);
         assert_eq!(ix.last_id, 4);
-        // Before the next read sees it, the change made through the
-        // console dates nothing: the node may have been cordoned before.
+        // Before the record has the transition, the change made through
+        // the console says who and why at once, dated from when it was made.
         let mut early = SinceIndex::default();
         early.apply(&[
             started(1, 100),
             found(2, 100, "n1", "ready"),
             ix_attempt(150),
         ]);
-        assert_eq!(early.node("eu", "n1", "cordoned"), None);
+        let since = early.node("eu", "n1", "cordoned").expect("the change");
+        assert_eq!((since.at, since.by.as_deref()), (150, Some("alice")));
         // Found cordoned as the record began: a cordon through the console
         // before it may be its cause, one after it is not.
         let mut again = SinceIndex::default();
@@ -612,62 +653,118 @@ mod tests {
     }
 
     #[test]
-    fn an_unhealthy_gpu_is_dated_from_when_it_turned() {
+    fn an_unhealthy_gpu_is_dated_from_when_it_turned_or_was_found() {
         let mut ix = SinceIndex::default();
-        let gpu = |id, when, kind| {
+        let on = |id, when, kind, line: &str| {
             at(
                 id,
-                JournalEvent::new(when, "eu", kind)
-                    .node("n1")
-                    .detail("gpu 3: XID 79"),
+                JournalEvent::new(when, "eu", kind).node("n1").detail(line),
             )
         };
-        ix.apply(&[started(1, 100)]);
-        let before = ix.gpu("eu", "n1", "gpu 3: XID 79").expect("from 100");
-        assert_eq!((before.at, before.at_least), (100, true));
+        let gpu = |id, when, kind| on(id, when, kind, "gpu 3: XID 79");
+        let dated = |ix: &SinceIndex, line: &str| match ix.gpu("eu", "n1", line) {
+            FaultDate::Since(s) => Some((s.at, s.at_least)),
+            FaultDate::New => Some((-1, false)),
+            FaultDate::Unknown => None,
+        };
+        assert_eq!(dated(&ix, "gpu 3: XID 79"), None, "nothing recorded yet");
+        ix.apply(&[started(1, 100), gpu(2, 100, EventKind::GpuSeen)]);
+        assert_eq!(dated(&ix, "gpu 3: XID 79"), Some((100, true)), "found");
+        // Not found as the record began, and not yet taken in: new, never
+        // "since at least" the start.
+        assert_eq!(ix.gpu("eu", "n1", "gpu 4: XID 48"), FaultDate::New);
         ix.apply(&[
-            gpu(2, 200, EventKind::GpuHealthy),
-            gpu(3, 300, EventKind::GpuUnhealthy),
+            gpu(3, 200, EventKind::GpuHealthy),
+            gpu(4, 300, EventKind::GpuUnhealthy),
         ]);
-        let since = ix.gpu("eu", "n1", "gpu 3: XID 79").expect("seen");
-        assert_eq!((since.at, since.at_least), (300, false));
-        // A restart within the bridged gap: one not seen to turn is known
-        // only since the record resumed, one seen keeps its start.
-        ix.apply(&[at(
-            4,
-            JournalEvent::new(350, "eu", EventKind::RecordingStarted).detail(RESUMED),
-        )]);
-        let other = ix.gpu("eu", "n1", "gpu 4: XID 48").expect("from 350");
-        assert_eq!((other.at, other.at_least), (350, true));
-        assert_eq!(ix.gpu("eu", "n1", "gpu 3: XID 79").map(|s| s.at), Some(300));
-        // Gone and back: dated from its appearance, never from its past.
+        assert_eq!(dated(&ix, "gpu 3: XID 79"), Some((300, false)), "seen");
+        // A restart within the bridged gap finds what turned within it; one
+        // seen keeps its start.
         ix.apply(&[
             at(
                 5,
+                JournalEvent::new(350, "eu", EventKind::RecordingStarted).detail(RESUMED),
+            ),
+            on(6, 350, EventKind::GpuSeen, "gpu 4: XID 48"),
+        ]);
+        assert_eq!(dated(&ix, "gpu 4: XID 48"), Some((350, true)));
+        assert_eq!(dated(&ix, "gpu 3: XID 79"), Some((300, false)));
+        let mut held = ix.unhealthy_gpus("eu", "n1");
+        held.sort();
+        assert_eq!(held, ["gpu 3: XID 79", "gpu 4: XID 48"]);
+        // Gone and back: dated from its appearance, never from its past.
+        ix.apply(&[
+            at(
+                7,
                 JournalEvent::new(400, "eu", EventKind::NodeGone).node("n1"),
             ),
             at(
-                6,
+                8,
                 JournalEvent::new(500, "eu", EventKind::NodeAppeared)
                     .node("n1")
                     .detail("ready"),
             ),
-            gpu(7, 500, EventKind::GpuUnhealthy),
+            gpu(9, 500, EventKind::GpuUnhealthy),
         ]);
-        let back = ix.gpu("eu", "n1", "gpu 3: XID 79").expect("seen");
-        assert_eq!((back.at, back.at_least), (500, false));
-        // A long gap: it may have recovered and failed again within it.
+        assert_eq!(dated(&ix, "gpu 3: XID 79"), Some((500, false)));
+        assert_eq!(ix.gpu("eu", "n1", "gpu 4: XID 48"), FaultDate::New);
+        // A long gap: it may have recovered and failed again within it, so
+        // it is dated from its finding after the gap.
         let mut gap = SinceIndex::default();
         gap.apply(&[
             started(1, 100),
             gpu(2, 300, EventKind::GpuUnhealthy),
             started(3, 9_000),
         ]);
-        let since = gap.gpu("eu", "n1", "gpu 3: XID 79").expect("dated");
-        assert_eq!((since.at, since.at_least), (9_000, true));
+        assert_eq!(gap.gpu("eu", "n1", "gpu 3: XID 79"), FaultDate::New);
+        assert!(gap.unhealthy_gpus("eu", "n1").is_empty());
+        gap.apply(&[gpu(4, 9_000, EventKind::GpuSeen)]);
+        assert_eq!(dated(&gap, "gpu 3: XID 79"), Some((9_000, true)));
         // Healthy again: no longer followed.
-        ix.apply(&[gpu(8, 600, EventKind::GpuHealthy)]);
+        ix.apply(&[gpu(10, 600, EventKind::GpuHealthy)]);
         assert!(ix.gpus.is_empty());
+    }
+
+    #[test]
+    fn a_change_through_a_console_says_who_and_why_before_the_record_has_the_state() {
+        let mut ix = SinceIndex::default();
+        let change = |id, when, state: &str| {
+            at(
+                id,
+                JournalEvent {
+                    actor: Some("jane".into()),
+                    ..JournalEvent::new(when, "eu", EventKind::Attempt)
+                        .node("n1")
+                        .change(format!("set_node_state {state}"), "done")
+                        .detail("RMA 5120")
+                },
+            )
+        };
+        ix.apply(&[started(1, 100), cordoned(2, 200, "n1")]);
+        // The record says cordoned since 200; jane's uncordon at 300 is
+        // not in it yet.
+        ix.apply(&[change(3, 300, "ready")]);
+        let since = ix.node("eu", "n1", "ready").expect("the console's change");
+        assert_eq!(
+            (
+                since.at,
+                since.at_least,
+                since.by.as_deref(),
+                since.reason.as_deref()
+            ),
+            (300, false, Some("jane"), Some("RMA 5120"))
+        );
+        // A change older than what the record says is not the cause of a
+        // state it has not seen.
+        let mut old = SinceIndex::default();
+        old.apply(&[
+            started(1, 100),
+            change(2, 150, "ready"),
+            cordoned(3, 200, "n1"),
+        ]);
+        assert_eq!(old.node("eu", "n1", "ready"), None);
+        // Nor is a change to another state.
+        assert_eq!(ix.node("eu", "n1", "draining"), None);
     }
 
     #[test]

@@ -153,12 +153,19 @@ impl ToFind {
 /// record's own word, the usual one where it has none; then in `before`,
 /// as a change within the gap); the rest keeps its start. Only the lists
 /// `lists` names are found.
+///
+/// Each unhealthy GPU is found likewise (`GpuSeen`), but for those the
+/// record already holds as unhealthy (`unhealthy_known`, by node, as the
+/// journal keeps the lines: none after a long gap); one it holds that is
+/// healthy now recovered within the gap. So a GPU the record has no date
+/// for is one that turned since.
 pub fn found(
     cluster: &str,
     reading: &Reading,
     at: i64,
     lists: ToFind,
     known: &impl Fn(EventKind, &str) -> Option<String>,
+    unhealthy_known: &impl Fn(&str) -> Vec<String>,
 ) -> Vec<JournalEvent> {
     let mut out = Vec::new();
     let finding = |kind, now: &str, name: &str| {
@@ -173,6 +180,22 @@ pub fn found(
         for n in nodes.iter() {
             let state = node_state(n);
             out.extend(finding(EventKind::NodeSeen, &state, &n.id).map(|e| e.node(&n.id)));
+            let held = unhealthy_known(&n.id);
+            let now: Vec<String> = n.unhealthy.iter().map(|g| storable(g)).collect();
+            for gpu in n.unhealthy.iter().filter(|g| !held.contains(&storable(g))) {
+                out.push(
+                    JournalEvent::new(at, cluster, EventKind::GpuSeen)
+                        .node(&n.id)
+                        .detail(gpu),
+                );
+            }
+            for gpu in held.iter().filter(|g| !now.contains(g)) {
+                out.push(
+                    JournalEvent::new(at, cluster, EventKind::GpuHealthy)
+                        .node(&n.id)
+                        .detail(gpu),
+                );
+            }
         }
     }
     if let (true, Some(models)) = (lists.models, &reading.models) {
@@ -571,25 +594,30 @@ mod tests {
             state: state.into(),
             ..ReplicaView::default()
         };
+        let faulty = NodeView {
+            unhealthy: vec!["gpu 0: XID 79".into()],
+            ..node("n1", NodeState::Ready)
+        };
         let r = reading(
-            vec![
-                node("n1", NodeState::Ready),
-                node("n2", NodeState::Cordoned),
-            ],
+            vec![faulty, node("n2", NodeState::Cordoned)],
             vec![model],
             vec![replica("r1", "ready"), replica("r2", "starting")],
         );
         let nothing_known = |_: EventKind, _: &str| None;
-        let all = found("eu", &r, 7, ToFind::ALL, &nothing_known);
+        let no_gpus = |_: &str| Vec::new();
+        let all = found("eu", &r, 7, ToFind::ALL, &nothing_known, &no_gpus);
         assert_eq!(
             kinds(&all),
             vec![
+                (EventKind::GpuSeen, "n1".into()),
                 (EventKind::NodeSeen, "n2".into()),
                 (EventKind::ModelSeen, "m1".into()),
                 (EventKind::ReplicaSeen, "r2".into()),
             ],
-            "all but the ready ones"
+            "all but the ready ones, and every unhealthy GPU"
         );
+        assert_eq!(all[0].detail.as_deref(), Some("gpu 0: XID 79"));
+        let all = &all[1..];
         assert_eq!(all[2].after.as_deref(), Some("starting"));
         assert_eq!(
             all[2].model.as_deref(),
@@ -606,10 +634,22 @@ mod tests {
             (EventKind::ReplicaSeen, "r2") => Some("starting".to_string()),
             _ => None,
         };
-        let differs = found("eu", &r, 8, ToFind::ALL, &known);
-        assert_eq!(kinds(&differs), vec![(EventKind::NodeSeen, "n2".into())]);
+        // GPU 0 was unhealthy before the gap; GPU 1 recovered within it.
+        let gpus = |node: &str| match node {
+            "n1" => vec!["gpu 0: XID 79".to_string(), "gpu 1: XID 48".to_string()],
+            _ => Vec::new(),
+        };
+        let differs = found("eu", &r, 8, ToFind::ALL, &known, &gpus);
         assert_eq!(
-            differs[0].change_text(),
+            kinds(&differs),
+            vec![
+                (EventKind::GpuHealthy, "n1".into()),
+                (EventKind::NodeSeen, "n2".into())
+            ]
+        );
+        assert_eq!(differs[0].detail.as_deref(), Some("gpu 1: XID 48"));
+        assert_eq!(
+            differs[1].change_text(),
             "ready → cordoned",
             "a change within the gap"
         );
@@ -617,7 +657,7 @@ mod tests {
             models: true,
             ..ToFind::default()
         };
-        let models_only = found("eu", &r, 9, models_only, &nothing_known);
+        let models_only = found("eu", &r, 9, models_only, &nothing_known, &no_gpus);
         assert_eq!(
             kinds(&models_only),
             vec![(EventKind::ModelSeen, "m1".into())]
