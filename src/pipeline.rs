@@ -8,7 +8,8 @@
 //!    An address of a cluster this console does not show is answered; a
 //!    page of one cluster addressed without it goes to the first's.
 //! 3. The change stream is capped per peer.
-//! 4. A proxy's user header sent twice is refused: which one names the user?
+//! 4. A proxy's user header sent twice, or naming a list, is refused:
+//!    which one names the user?
 //! 5. Another site may not ask for anything but a read.
 //! 6. A change comes as a POST.
 //! 7. The body is read once, bounded in size and in time.
@@ -122,12 +123,13 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
         parts.extensions.insert(StreamSlot::new(place));
         return next.run(Request::from_parts(parts, body)).await;
     }
-    // 4. One user header, or none.
+    // 4. One user header, or none, naming one user: a proxy that appends
+    // to the header may join the client's own name with a comma.
     if let Some(header) = &p.console.actor_header
-        && parts.headers.get_all(header).iter().nth(1).is_some()
+        && app::server::context::names_several(&parts.headers, header)
     {
         let why = format!(
-            "it names its user twice ({header}); the proxy must replace the header, not add to it"
+            "it names more than one user ({header}); the proxy must replace the header, not add to it"
         );
         p.refused_early(&parts, &call, &why);
         return refusal(StatusCode::BAD_REQUEST, format!("refused: {why}\n"));
@@ -221,7 +223,9 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
     } else {
         Kind::Render
     };
-    // 9. Made within a turn, to its end whoever is still waiting.
+    // 9. Made within a turn, to its end whoever is still waiting; sent
+    // within the bytes its sender may have waiting.
+    let sender = p.sender_of(&parts);
     let left = ClientLeft::default();
     let watching = left.watch();
     let console = p.console.clone();
@@ -232,7 +236,7 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
         Some(c) => p.cluster_turns.get(&c.id).unwrap_or(&p.turns),
         None => &p.turns,
     };
-    let answer = turns.run(kind, async move {
+    let answer = turns.run(kind, sender, async move {
         unrun.ran();
         let response = match AssertUnwindSafe(next.run(req)).catch_unwind().await {
             Ok(response) => response,
@@ -268,6 +272,32 @@ impl Pipeline {
             .cluster
             .as_ref()
             .map_or_else(|| "/".to_string(), |c| format!("{}/", c.base()))
+    }
+
+    /// Whose send budget an answer counts in: the user a trusted proxy
+    /// names (behind it every user has the proxy's address), or else the
+    /// address.
+    fn sender_of(&self, parts: &Parts) -> Option<String> {
+        let peer = peer_of(parts)?;
+        let proxied = self
+            .console
+            .trusted_proxies
+            .iter()
+            .any(|net| net.contains(&peer));
+        let user = proxied
+            .then(|| {
+                identity_of(
+                    Some(parts),
+                    self.console.actor_header.as_ref(),
+                    &self.console.trusted_proxies,
+                )
+                .user
+            })
+            .flatten();
+        Some(match user {
+            Some(user) => format!("user {user}"),
+            None => peer.to_string(),
+        })
     }
 
     /// Who is asking, and what, for the audit.

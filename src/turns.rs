@@ -10,7 +10,10 @@
 //!
 //! - A turn is for making the answer, whole, not for sending it: a client
 //!   that reads slowly, or never, holds no turn. What waits to be sent is
-//!   bounded by bytes instead ([`Turns::sending`]).
+//!   bounded by bytes instead, in all and per sender: an answer leaves in
+//!   slices, and holds its bytes in both budgets until its last slice is
+//!   handed on or its connection is gone, not merely until the server
+//!   first picks it up (which let 300 slow readers hold a gigabyte).
 //! - A render runs to its end in a task of its own, even when its client
 //!   leaves, and keeps its turn until then: leaving early cannot start more
 //!   renders at once than the limit allows.
@@ -21,12 +24,14 @@
 //!   renders waiting on a cluster that hangs must not take the turns of
 //!   another's pages. What waits to be sent is one budget for all.
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::body::{Body, Bytes};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
 use tokio::sync::Semaphore;
 
 use crate::refusal::retry_later;
@@ -39,6 +44,16 @@ pub const ANSWER_LIMIT: usize = 16 * 1024 * 1024;
 /// Past this, a new answer is refused with 503 until some are sent (or
 /// their connections time out, see `connections`).
 pub const SENDING_LIMIT: usize = 64 * 1024 * 1024;
+
+/// The same, for one sender (an address, or a user named by a trusted
+/// proxy): one crowd of slow readers cannot take every viewer's room. The
+/// largest answer (the node list at 20,000 nodes, about 5 MB) fits three
+/// times.
+pub const SENDER_SENDING_LIMIT: usize = 16 * 1024 * 1024;
+
+/// An answer is handed on this much at a time: the server's write buffer
+/// holds a slice or a few, never a whole answer beyond the budget.
+const SLICE: usize = 16 * 1024;
 
 /// Which budget a call takes its turn from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,9 +99,61 @@ pub struct Turns {
     renders: Arc<Semaphore>,
     changes: Arc<Semaphore>,
     sending: Arc<Semaphore>,
+    /// Bytes waiting to be sent, by sender; one budget for all clusters.
+    senders: Arc<Senders>,
     /// Renders and changes waiting for a turn now, across every cluster's
     /// budgets: what `/metrics` says.
     waiting: Arc<[AtomicUsize; 2]>,
+}
+
+/// Who an answer is for, as the send budget counts: an address, or a user
+/// a trusted proxy names (behind a proxy every user has its address).
+pub type Sender = Option<String>;
+
+/// Bytes waiting to be sent to each sender.
+#[derive(Debug)]
+struct Senders {
+    limit: usize,
+    held: Mutex<HashMap<String, usize>>,
+}
+
+/// A sender's bytes, given back when dropped.
+struct SenderHeld {
+    senders: Arc<Senders>,
+    sender: String,
+    bytes: usize,
+}
+
+impl Senders {
+    fn take(self: &Arc<Self>, sender: &str, bytes: usize) -> Option<SenderHeld> {
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = held.get(sender).copied().unwrap_or(0);
+        if now + bytes > self.limit {
+            return None;
+        }
+        held.insert(sender.to_string(), now + bytes);
+        Some(SenderHeld {
+            senders: self.clone(),
+            sender: sender.to_string(),
+            bytes,
+        })
+    }
+}
+
+impl Drop for SenderHeld {
+    fn drop(&mut self) {
+        let mut held = self
+            .senders
+            .held
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(now) = held.get_mut(&self.sender) {
+            *now = now.saturating_sub(self.bytes);
+            if *now == 0 {
+                held.remove(&self.sender);
+            }
+        }
+    }
 }
 
 impl Turns {
@@ -105,11 +172,21 @@ impl Turns {
             renders: Arc::new(Semaphore::new(self.sizes.0)),
             changes: Arc::new(Semaphore::new(self.sizes.1)),
             sending: self.sending.clone(),
+            senders: self.senders.clone(),
             waiting: self.waiting.clone(),
         }
     }
 
     pub fn new(renders: usize, changes: usize, sending_bytes: usize) -> Self {
+        Self::with_sender_limit(renders, changes, sending_bytes, SENDER_SENDING_LIMIT)
+    }
+
+    pub fn with_sender_limit(
+        renders: usize,
+        changes: usize,
+        sending_bytes: usize,
+        sender_bytes: usize,
+    ) -> Self {
         let sizes = (renders.max(1), changes.max(1));
         Self {
             sizes,
@@ -118,8 +195,22 @@ impl Turns {
             sending: Arc::new(Semaphore::new(
                 sending_bytes.clamp(1, Semaphore::MAX_PERMITS),
             )),
+            senders: Arc::new(Senders {
+                limit: sender_bytes.max(1),
+                held: Mutex::default(),
+            }),
             waiting: Arc::default(),
         }
+    }
+
+    /// Bytes of made answers not yet handed on to their clients.
+    pub fn sending_bytes(&self) -> usize {
+        self.senders
+            .held
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .sum()
     }
 
     /// Calls of `kind` waiting for a turn now.
@@ -130,8 +221,8 @@ impl Turns {
     /// Waits for a turn of `kind`, then makes the answer in a task of its
     /// own that keeps the turn until the answer is whole, whether or not
     /// anyone is still waiting for it; then hands the answer over for
-    /// sending, within the send budget.
-    pub async fn run<F>(&self, kind: Kind, make: F) -> Response
+    /// sending, within the send budgets (in all, and `sender`'s).
+    pub async fn run<F>(&self, kind: Kind, sender: Sender, make: F) -> Response
     where
         F: Future<Output = Response> + Send + 'static,
     {
@@ -152,7 +243,7 @@ impl Turns {
         })
         .await;
         match made {
-            Ok((parts, bytes)) => self.send(parts, bytes),
+            Ok((parts, bytes)) => self.send(parts, bytes, sender),
             Err(e) => {
                 tracing::error!("a render failed: {e}");
                 failed("a render failed")
@@ -160,17 +251,32 @@ impl Turns {
         }
     }
 
-    /// The answer, its body held within the send budget until it has been
-    /// sent or its connection is gone.
-    fn send(&self, parts: axum::http::response::Parts, bytes: Bytes) -> Response {
-        let size = u32::try_from(bytes.len().max(1)).unwrap_or(u32::MAX);
-        let Ok(held) = self.sending.clone().try_acquire_many_owned(size) else {
+    /// The answer, in slices, its bytes held within the send budgets until
+    /// the last slice has been handed on or its connection is gone (the
+    /// body is dropped then).
+    fn send(&self, parts: axum::http::response::Parts, bytes: Bytes, sender: Sender) -> Response {
+        let size = bytes.len().max(1);
+        let permits = u32::try_from(size).unwrap_or(u32::MAX);
+        let Ok(all) = self.sending.clone().try_acquire_many_owned(permits) else {
             return busy();
         };
-        let body = futures_util::stream::once(async move {
-            let _held_until_sent = held;
-            Ok::<_, std::io::Error>(bytes)
-        });
+        let sender = sender.unwrap_or_default();
+        let Some(own) = self.senders.take(&sender, size) else {
+            return busy();
+        };
+        let held = (all, own);
+        let body =
+            futures_util::stream::unfold((bytes, Some(held)), |(mut rest, held)| async move {
+                if rest.is_empty() {
+                    // Every slice is handed on: the budgets are given back.
+                    drop(held);
+                    return None;
+                }
+                let slice = rest.split_to(rest.len().min(SLICE));
+                Some((Ok::<_, std::io::Error>(slice), (rest, held)))
+            })
+            // The compression layer asks once more after the end.
+            .fuse();
         Response::from_parts(parts, Body::from_stream(body))
     }
 }
@@ -217,11 +323,11 @@ mod tests {
     #[tokio::test]
     async fn a_turn_ends_when_the_answer_is_made_not_when_it_is_read() {
         let turns = Turns::new(1, 1, SENDING_LIMIT);
-        let unread = turns.run(Kind::Render, async { answer("a") }).await;
+        let unread = turns.run(Kind::Render, None, async { answer("a") }).await;
         // The first answer is unread; a second render still gets its turn.
         let second = tokio::time::timeout(
             Duration::from_secs(5),
-            turns.run(Kind::Render, async { answer("b") }),
+            turns.run(Kind::Render, None, async { answer("b") }),
         )
         .await;
         assert!(second.is_ok(), "an unread answer held the only turn");
@@ -234,7 +340,7 @@ mod tests {
         let (release, wait) = tokio::sync::oneshot::channel::<()>();
         let slow = turns.clone();
         let left = tokio::spawn(async move {
-            slow.run(Kind::Render, async move {
+            slow.run(Kind::Render, None, async move {
                 let _ = wait.await;
                 answer("slow")
             })
@@ -245,7 +351,7 @@ mod tests {
         left.abort();
         let next = tokio::time::timeout(
             Duration::from_millis(200),
-            turns.run(Kind::Render, async { answer("next") }),
+            turns.run(Kind::Render, None, async { answer("next") }),
         )
         .await;
         assert!(
@@ -255,7 +361,7 @@ mod tests {
         let _ = release.send(());
         let next = tokio::time::timeout(
             Duration::from_secs(5),
-            turns.run(Kind::Render, async { answer("next") }),
+            turns.run(Kind::Render, None, async { answer("next") }),
         )
         .await;
         assert!(next.is_ok(), "the turn came back when the render ended");
@@ -267,7 +373,7 @@ mod tests {
         let (_hold, wait) = tokio::sync::oneshot::channel::<()>();
         let busy = turns.clone();
         tokio::spawn(async move {
-            busy.run(Kind::Render, async move {
+            busy.run(Kind::Render, None, async move {
                 let _ = wait.await;
                 answer("slow")
             })
@@ -276,7 +382,7 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(50)).await;
         let change = tokio::time::timeout(
             Duration::from_secs(5),
-            turns.run(Kind::Change, async { answer("done") }),
+            turns.run(Kind::Change, None, async { answer("done") }),
         )
         .await;
         assert!(change.is_ok(), "a change waited behind a render");
@@ -285,16 +391,71 @@ mod tests {
     #[tokio::test]
     async fn what_waits_to_be_sent_is_bounded_by_bytes() {
         let turns = Turns::new(4, 1, 10);
-        let first = turns.run(Kind::Render, async { answer("12345678") }).await;
+        let first = turns
+            .run(Kind::Render, None, async { answer("12345678") })
+            .await;
         assert_eq!(first.status(), StatusCode::OK);
-        let second = turns.run(Kind::Render, async { answer("12345678") }).await;
+        let second = turns
+            .run(Kind::Render, None, async { answer("12345678") })
+            .await;
         assert_eq!(second.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert!(second.headers().contains_key(header::RETRY_AFTER));
         let body = axum::body::to_bytes(first.into_body(), 100)
             .await
             .expect("sent");
         assert_eq!(&body[..], b"12345678");
-        let third = turns.run(Kind::Render, async { answer("12345678") }).await;
+        let third = turns
+            .run(Kind::Render, None, async { answer("12345678") })
+            .await;
         assert_eq!(third.status(), StatusCode::OK, "sent bytes are given back");
+    }
+
+    #[tokio::test]
+    async fn an_answer_holds_its_bytes_until_its_last_slice_is_taken_or_it_is_dropped() {
+        let big = "x".repeat(3 * SLICE);
+        let turns = Turns::new(4, 1, 4 * SLICE);
+        let answer_of = |text: String| async move { Response::new(Body::from(text)) };
+        let first = turns.run(Kind::Render, None, answer_of(big.clone())).await;
+        assert_eq!(turns.sending_bytes(), 3 * SLICE);
+        let mut body = first.into_body().into_data_stream();
+        let slice = body.next().await.expect("a slice").expect("read");
+        assert_eq!(slice.len(), SLICE, "in slices");
+        // A slow reader that took one slice still holds the whole answer.
+        let second = turns.run(Kind::Render, None, answer_of(big.clone())).await;
+        assert_eq!(second.status(), StatusCode::SERVICE_UNAVAILABLE);
+        // Its connection gone, the bytes are given back.
+        drop(body);
+        assert_eq!(turns.sending_bytes(), 0);
+        let third = turns.run(Kind::Render, None, answer_of(big.clone())).await;
+        assert_eq!(third.status(), StatusCode::OK);
+        let whole = axum::body::to_bytes(third.into_body(), 4 * SLICE)
+            .await
+            .expect("read to its end");
+        assert_eq!(whole.len(), 3 * SLICE);
+        assert_eq!(turns.sending_bytes(), 0, "read to its end, given back");
+    }
+
+    #[tokio::test]
+    async fn one_sender_cannot_take_every_senders_room() {
+        let turns = Turns::with_sender_limit(4, 1, 100, 10);
+        let from = |who: &str| Some(who.to_string());
+        let first = turns
+            .run(Kind::Render, from("a"), async { answer("12345678") })
+            .await;
+        assert_eq!(first.status(), StatusCode::OK);
+        let again = turns
+            .run(Kind::Render, from("a"), async { answer("12345678") })
+            .await;
+        assert_eq!(again.status(), StatusCode::SERVICE_UNAVAILABLE);
+        let other = turns
+            .run(Kind::Render, from("b"), async { answer("12345678") })
+            .await;
+        assert_eq!(other.status(), StatusCode::OK, "another sender has room");
+        drop(first);
+        let after = turns
+            .run(Kind::Render, from("a"), async { answer("12345678") })
+            .await;
+        assert_eq!(after.status(), StatusCode::OK);
+        drop((other, after));
     }
 }

@@ -111,6 +111,9 @@ impl EventQuery {
                 "kind" => {
                     for k in value.split(',').map(str::trim).filter(|k| !k.is_empty()) {
                         match EventKind::parse(k) {
+                            // Each kind once: repeated, it narrows nothing
+                            // and would cost the query a term each time.
+                            Some(kind) if q.kinds.contains(&kind) => {}
                             Some(kind) => q.kinds.push(kind),
                             None => unread_one(key, k),
                         }
@@ -293,5 +296,12 @@ mod tests {
         assert_eq!(again.kinds, vec![EventKind::NodeState]);
         let many: Vec<(&str, &str)> = (0..7_000).map(|_| ("kind", "nonsense")).collect();
         assert_eq!(EventQuery::from_pairs(many).unread.len(), UNREAD_KEPT);
+        let repeated: Vec<(&str, &str)> =
+            (0..7_000).map(|_| ("kind", "node_state,attempt")).collect();
+        assert_eq!(
+            EventQuery::from_pairs(repeated).kinds,
+            vec![EventKind::NodeState, EventKind::Attempt],
+            "each kind once"
+        );
     }
 }

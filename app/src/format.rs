@@ -365,14 +365,21 @@ pub fn ctl_command(args: &[&str]) -> String {
 
 /// The same, for the cluster whose admin API is at `server` (as shown:
 /// without credentials): which cluster a pasted command acts on is never
-/// left to the terminal's defaults.
-pub fn ctl_command_on(server: &str, args: &[&str]) -> String {
+/// left to the terminal's defaults. `words` are the command and its flags;
+/// `names` (a node's, a model's) follow, after `--` where one begins with
+/// a dash, so that a node named `--server=http://elsewhere` is a name and
+/// never a flag (`llmgw ctl` reads flags after its arguments too).
+pub fn ctl_command_on(server: &str, words: &[&str], names: &[&str]) -> String {
     let server = server.trim_end_matches('/');
-    if server.is_empty() {
-        return ctl_command(args);
+    let mut all = Vec::new();
+    if !server.is_empty() {
+        all.extend(["--server", server]);
     }
-    let mut all = vec!["--server", server];
-    all.extend_from_slice(args);
+    all.extend_from_slice(words);
+    if names.iter().any(|n| n.starts_with('-')) {
+        all.push("--");
+    }
+    all.extend_from_slice(names);
     ctl_command(&all)
 }
 
@@ -535,12 +542,20 @@ mod tests {
     #[test]
     fn a_ctl_command_names_its_cluster() {
         assert_eq!(
-            ctl_command_on("https://10.0.0.5:9090/", &["drain", "gpu-01"]),
+            ctl_command_on("https://10.0.0.5:9090/", &["drain"], &["gpu-01"]),
             "llmgw ctl --server https://10.0.0.5:9090 drain gpu-01"
         );
         assert_eq!(
-            ctl_command_on("", &["drain", "gpu-01"]),
+            ctl_command_on("", &["drain"], &["gpu-01"]),
             "llmgw ctl drain gpu-01"
+        );
+    }
+
+    #[test]
+    fn a_name_that_looks_like_a_flag_is_read_as_a_name() {
+        assert_eq!(
+            ctl_command_on("http://a:1", &["cordon"], &["--server=http://evil.example"]),
+            "llmgw ctl --server http://a:1 cordon -- --server=http://evil.example"
         );
     }
 

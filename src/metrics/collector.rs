@@ -37,9 +37,15 @@ pub struct ConsoleCollector {
 
 /// A label value as the text formats write it: the client crate writes
 /// values as given, and a model or node name is whatever the admin API
-/// says (a quote in one would end its label, a newline its sample).
+/// says (a quote in one would end its label, a newline its sample, a
+/// carriage return confuse a reader). The formats escape only `\\`, `"`
+/// and newline; any other control character is written as its Rust
+/// escape, its backslash escaped (`\\r`), so it is seen and not obeyed.
 fn escaped(value: &str) -> Cow<'_, str> {
-    if !value.contains(['\\', '"', '\n']) {
+    if !value
+        .chars()
+        .any(|c| c == '\\' || c == '"' || c.is_control())
+    {
         return Cow::Borrowed(value);
     }
     let mut out = String::with_capacity(value.len() + 8);
@@ -48,6 +54,10 @@ fn escaped(value: &str) -> Cow<'_, str> {
             '\\' => out.push_str("\\\\"),
             '"' => out.push_str("\\\""),
             '\n' => out.push_str("\\n"),
+            c if c.is_control() => {
+                out.push('\\');
+                out.extend(c.escape_default());
+            }
             c => out.push(c),
         }
     }
@@ -147,6 +157,14 @@ impl Collector for ConsoleCollector {
                 ([("kind", k.as_str())], self.turns.waiting(k) as i64)
             }),
         )?;
+        let mut sending = e.encode_descriptor(
+            "llmgw_console_sending_bytes",
+            "Bytes of made answers not yet handed on to their clients (slow readers hold them)",
+            None,
+            MetricType::Gauge,
+        )?;
+        ConstGauge::new(self.turns.sending_bytes() as i64)
+            .encode(sending.encode_family(&NoLabels)?)?;
         let mut streams = e.encode_descriptor(
             "llmgw_console_change_streams_open",
             "Open pages' change streams",

@@ -11,12 +11,13 @@ mod figures;
 pub mod requests;
 pub mod text_format;
 
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use app::server::ConsoleContext;
 use app::server::clusters::Clusters;
-use axum::extract::State;
+use axum::Extension;
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use prometheus_client::registry::Registry;
@@ -89,7 +90,12 @@ impl Metrics {
 }
 
 /// The answer to `GET /metrics`.
-pub async fn scrape(State(metrics): State<Metrics>, uri: Uri, headers: HeaderMap) -> Response {
+pub async fn scrape(
+    State(metrics): State<Metrics>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
     // Prometheus scrapes by address; a name must be one the console is
     // known by, as for every page: a hostile site's name pointed at the
     // console (DNS rebinding) would let its pages read the figures. Over
@@ -111,12 +117,12 @@ pub async fn scrape(State(metrics): State<Metrics>, uri: Uri, headers: HeaderMap
         .map(str::to_owned);
     // Within a turn and the bytes waiting to be sent, as a page: a crowd
     // of slow scrapers cannot hold more than pages could.
+    let sender = peer.map(|Extension(ConnectInfo(addr))| addr.ip().to_canonical().to_string());
     let turns = metrics.turns.clone();
     turns
-        .run(
-            Kind::Render,
-            async move { written(&metrics, accept.as_deref()) },
-        )
+        .run(Kind::Render, sender, async move {
+            written(&metrics, accept.as_deref())
+        })
         .await
 }
 

@@ -185,3 +185,87 @@ async fn a_crowd_of_viewers_costs_no_more_memory_than_a_few() {
         "resident memory grew by {grown} KiB (from {warm} KiB) after 3 x 100 concurrent loads"
     );
 }
+
+/// The largest peak of `console`'s resident memory while `until` runs,
+/// sampled every 100 ms.
+async fn peak_rss_while(console: &Process, until: impl Future<Output = ()>) -> u64 {
+    let mut until = std::pin::pin!(until);
+    let mut peak = console.rss_kib();
+    loop {
+        tokio::select! {
+            () = &mut until => return peak.max(console.rss_kib()),
+            () = tokio::time::sleep(std::time::Duration::from_millis(100)) => {
+                peak = peak.max(console.rss_kib());
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn slow_readers_of_the_largest_answer_hold_no_more_than_the_send_budget() {
+    use tokio::io::AsyncWriteExt;
+    let simulator =
+        Process::simulator_of(&["--nodes", "20000", "--models", "200", "--seed", "7"]).await;
+    let console = Process::start(&["--admin-api", &simulator.url, "--log", "warn"]).await;
+    let url = format!("{}/nodes?format=json", console.url);
+    let whole = http().get(&url).send().await.expect("answers");
+    assert!(whole.status().is_success(), "{}", whole.status());
+    let size = whole.bytes().await.expect("whole").len();
+    assert!(
+        size > 2_000_000,
+        "the node list at 20,000 nodes is {size} bytes"
+    );
+    let idle = console.rss_kib();
+
+    // 200 clients from 67 addresses ask for it and never read a byte.
+    let addr: std::net::SocketAddr = console
+        .root
+        .trim_start_matches("http://")
+        .parse()
+        .expect("an address");
+    let path = url.trim_start_matches(&console.root);
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+    let mut held = Vec::new();
+    let peak = peak_rss_while(&console, async {
+        for i in 0..200_u32 {
+            let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+            socket.set_recv_buffer_size(4096).expect("a small buffer");
+            let from = std::net::Ipv4Addr::new(127, 0, 1 + (i / 3) as u8, 1 + (i % 3) as u8);
+            socket.bind((from, 0).into()).expect("bound");
+            let mut stream = socket.connect(addr).await.expect("connects");
+            stream.write_all(request.as_bytes()).await.expect("asked");
+            held.push(stream);
+        }
+        // Every answer made or refused: none waits for a turn, and the
+        // bytes waiting to be sent stay within the budget.
+        let waiting = "llmgw_console_turns_waiting{kind=\"render\"}";
+        crate::journal_console::until("every answer is made", async || {
+            (crate::journal_console::metric(&console, waiting).await == Some(0.0)).then_some(())
+        })
+        .await;
+        let sending = crate::journal_console::metric(&console, "llmgw_console_sending_bytes")
+            .await
+            .expect("on /metrics");
+        assert!(
+            sending <= 64.0 * 1024.0 * 1024.0,
+            "{sending} bytes wait for slow readers"
+        );
+    })
+    .await;
+    let grown = peak.saturating_sub(idle);
+    assert!(
+        grown <= 150 * 1024,
+        "200 slow readers of {size} bytes: resident memory grew by {grown} KiB (from {idle} KiB)"
+    );
+    // The console still answers everyone else.
+    let health = tokio::time::timeout(
+        std::time::Duration::from_secs(1),
+        http().get(format!("{}/healthz", console.root)).send(),
+    )
+    .await;
+    assert!(
+        health.is_ok_and(|r| r.is_ok_and(|r| r.status() == 200)),
+        "/healthz within a second"
+    );
+    drop(held);
+}

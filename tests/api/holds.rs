@@ -286,6 +286,29 @@ async fn an_unknown_parameter_is_not_copied_into_every_link() {
 }
 
 #[tokio::test]
+async fn a_repeated_view_parameter_counts_once() {
+    let app = TestApp::spawn().await;
+    // 49 KB of one parameter repeated, on a page whose every row has links
+    // that carry the view (the node actions' dialogs).
+    let plain = app.page("/nodes?desc=0").await.len();
+    for repeated in ["desc=0&", "state=ready&", "sort=gpus&", "group=node&"] {
+        let url = format!("/nodes?{}", repeated.repeat(49_000 / repeated.len()));
+        assert!(url.len() < 64 * 1024);
+        let answer = app.page(&url).await.len();
+        assert!(
+            answer <= 2 * plain,
+            "{repeated}: {plain} bytes became {answer}"
+        );
+    }
+    let events = app.page("/events").await.len();
+    let kinds = app
+        .page(&format!("/events?{}", "kind=node_state&".repeat(3_000)))
+        .await
+        .len();
+    assert!(kinds <= 2 * events, "{events} bytes became {kinds}");
+}
+
+#[tokio::test]
 async fn health_checks_answer_whatever_the_host() {
     let app = TestApp::spawn().await;
     for path in ["/healthz", "/readyz"] {
@@ -317,6 +340,16 @@ async fn a_user_named_twice_is_refused() {
     let records = app.context_audit();
     assert_eq!(records[0].outcome, Outcome::Refused);
     assert!(records[0].user.is_none(), "{records:?}");
+    // One header naming a list is two names all the same.
+    let answer = http()
+        .post(format!("{}/api/set_node_state", app.console))
+        .header("x-forwarded-user", "mallory, alice")
+        .form(&[("node", node.as_str()), ("state", "ready")])
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(answer.status(), 400);
+    assert!(app.context_audit()[0].user.is_none());
     assert_eq!(
         app.simulator
             .calls()

@@ -142,7 +142,7 @@ async fn newest_start(store: &JournalStore) -> JournalEvent {
 }
 
 /// A series of the console's `/metrics` without labels.
-async fn metric(console: &Process, name: &str) -> Option<f64> {
+pub(crate) async fn metric(console: &Process, name: &str) -> Option<f64> {
     let text = http()
         .get(format!("{}/metrics", console.root))
         .send()

@@ -214,6 +214,8 @@ async fn a_name_from_the_admin_api_cannot_break_or_forge_a_series() {
     let sim = Simulator::demo();
     let forged = "x\"} 0\nllmgw_console_admin_api_up{cluster=\"eu\\";
     sim.cluster().models[0].name = forged.into();
+    // A carriage return in a node's name is written escaped, never raw.
+    sim.cluster().nodes[0].id = "gpu-\r01".into();
     let addr = crate::helpers::spawn_simulator(sim.clone(), "127.0.0.1:0".parse().expect("addr"));
     let mut per_node = settings();
     per_node.metrics_per_node = true;
@@ -234,6 +236,8 @@ async fn a_name_from_the_admin_api_cannot_break_or_forge_a_series() {
         text.contains(r#"model="x\"} 0\nllmgw_console_admin_api_up{cluster=\"eu\\""#),
         "escaped as the format says: {text}"
     );
+    assert!(!text.contains('\r'), "a raw carriage return: {text:?}");
+    assert!(text.contains(r#"node="gpu-\\r01""#), "{text}");
 }
 
 #[tokio::test]

@@ -443,7 +443,7 @@ async fn the_weights_page_lists_paths_sizes_and_the_total() {
     assert_eq!(
         dialog.text("[role=dialog] .ctl code"),
         format!(
-            "llmgw ctl --server {} weights --collect --node {node}",
+            "llmgw ctl --server {} weights --collect --node={node}",
             app.admin_api
         )
     );

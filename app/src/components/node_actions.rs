@@ -167,7 +167,7 @@ fn NodeActionDialogFor(state: TargetState, node: String, report: DrainPreview) -
                 )}</p>
             })}
             {(state == TargetState::Draining).then(|| view! { <DrainPreviewView report /> })}
-            <CtlCommand command=format::ctl_command_on(&crate::ui_settings::UiSettings::current().admin_api, &[ctl, &node]) />
+            <CtlCommand command=format::ctl_command_on(&crate::ui_settings::UiSettings::current().admin_api, &[ctl], &[&node]) />
             <form method="post" action=urls::scoped(SetNodeState::PATH) class="confirm-form">
                 <input type="hidden" name="node" value=node.clone() />
                 <input type="hidden" name="state" value=state.as_str() />

@@ -104,10 +104,13 @@ fn CollectPreviewView(preview: CollectPreview) -> impl IntoView {
         return view! { <p class="empty">"Nothing to reclaim here."</p> }.into_any();
     }
     let server = crate::ui_settings::UiSettings::current().admin_api;
+    // The node as part of its flag (`--node=NAME`): a name beginning with
+    // a dash is never read as a flag of its own.
     let ctl = if preview.scope.is_empty() {
-        format::ctl_command_on(&server, &["weights", "--collect"])
+        format::ctl_command_on(&server, &["weights", "--collect"], &[])
     } else {
-        format::ctl_command_on(&server, &["weights", "--collect", "--node", &preview.scope])
+        let node = format!("--node={}", preview.scope);
+        format::ctl_command_on(&server, &["weights", "--collect", &node], &[])
     };
     view! {
         <p>

@@ -251,6 +251,18 @@ pub fn listen_to(cluster: &Cluster, audit: &Arc<AuditLog>) -> tokio::sync::watch
 
 /// The user named by `header` when the request came from a trusted peer,
 /// and the peer's address.
+/// Whether `header` names more than one user: sent twice, or a list
+/// (`mallory, alice`), which a proxy that appends rather than replaces
+/// makes of the client's own name and the user's.
+pub fn names_several(headers: &axum::http::HeaderMap, header: &HeaderName) -> bool {
+    let mut values = headers.get_all(header).iter();
+    match (values.next(), values.next()) {
+        (Some(one), None) => one.as_bytes().contains(&b','),
+        (None, _) => false,
+        (Some(_), Some(_)) => true,
+    }
+}
+
 pub fn identity_of(
     parts: Option<&Parts>,
     header: Option<&HeaderName>,
@@ -271,13 +283,9 @@ pub fn identity_of(
     // A name sent twice is not one name: a proxy that appends rather than
     // replaces would pass the client's own first. The pipeline refuses such
     // a request; no one is named here either.
-    let claimed = header.and_then(|h| {
-        let mut values = parts.headers.get_all(h).iter();
-        match (values.next(), values.next()) {
-            (Some(one), None) => one.to_str().ok(),
-            _ => None,
-        }
-    });
+    let claimed = header
+        .filter(|h| !names_several(&parts.headers, h))
+        .and_then(|h| parts.headers.get(h)?.to_str().ok());
     let from_proxy = peer.is_some_and(|ip| trusted.iter().any(|net| net.contains(&ip)));
     let user = match claimed {
         Some(name) if from_proxy => Actor::new(name),
@@ -347,6 +355,11 @@ mod tests {
             identity_of(Some(&twice), Some(&header), &trusted).user,
             None
         );
+        let list = parts(
+            &[("x-forwarded-user", "mallory, alice")],
+            Some("127.0.0.1:1"),
+        );
+        assert_eq!(identity_of(Some(&list), Some(&header), &trusted).user, None);
         let mapped = parts(&[("x-forwarded-user", "ana")], Some("[::ffff:127.0.0.1]:1"));
         let who = identity_of(Some(&mapped), Some(&header), &trusted);
         assert_eq!(who.actor().as_str(), "ana");

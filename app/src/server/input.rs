@@ -18,7 +18,7 @@ pub fn name<'a>(what: &str, value: &'a str) -> Result<&'a str, ConsoleError> {
     if value.trim().is_empty() {
         return Err(ConsoleError::BadRequest(format!("a {what} is required")));
     }
-    if value.chars().any(char::is_control) {
+    if value.chars().any(|c| c.is_control() || breaks_a_line(c)) {
         return Err(ConsoleError::BadRequest(format!(
             "that is not a {what}: it contains control characters"
         )));
@@ -47,7 +47,7 @@ pub fn note(what: &str, value: Option<&str>) -> Result<Option<String>, ConsoleEr
     }
     if value
         .chars()
-        .any(|c| c.is_control() || is_format_character(c))
+        .any(|c| c.is_control() || is_format_character(c) || breaks_a_line(c))
     {
         return Err(ConsoleError::BadRequest(format!(
             "the {what} must be one line of plain text"
@@ -59,6 +59,13 @@ pub fn note(what: &str, value: Option<&str>) -> Result<Option<String>, ConsoleEr
         )));
     }
     Ok(Some(value.to_string()))
+}
+
+/// Unicode's line and paragraph separators (U+2028, U+2029): not control
+/// characters, yet a line break to whatever shows or parses the text (a
+/// log viewer, JavaScript before ES2019).
+pub fn breaks_a_line(c: char) -> bool {
+    matches!(c, '\u{2028}' | '\u{2029}')
 }
 
 /// Unicode's format characters (category Cf): bidirectional overrides and
@@ -138,6 +145,9 @@ mod tests {
             Ok(Some("NVLink errors, RMA 4411".into()))
         );
         assert!(note("reason", Some("two\nlines")).is_err());
+        assert!(note("reason", Some("two\u{2028}lines")).is_err());
+        assert!(note("reason", Some("two\u{2029}paragraphs")).is_err());
+        assert!(name("node id", "gpu\u{2028}01").is_err());
         assert!(note("reason", Some("looks\u{202e}different")).is_err());
         assert!(note("reason", Some(&"é".repeat(NOTE_LIMIT))).is_ok());
         assert!(note("reason", Some(&"x".repeat(64 * 1024))).is_err());

@@ -83,11 +83,12 @@ impl TableQuery {
                 "page" => query.page = value.trim().parse::<usize>().unwrap_or(1).saturating_sub(1),
                 // One-shot parameters never survive a change of view.
                 one_shot if urls::is_one_shot(one_shot) => {}
-                // A facet once, its value a name at most; any other
-                // parameter is dropped rather than copied into every link
-                // of the page.
-                facet if urls::is_facet(facet) && !query.rest.iter().any(|(k, _)| *k == key) => {
+                // A facet once (its last value, as every parameter), a
+                // name at most; any other parameter is dropped rather than
+                // copied into every link of the page.
+                facet if urls::is_facet(facet) => {
                     let value = value.chars().take(FACET_VALUE_LIMIT).collect();
+                    query.rest.retain(|(k, _)| *k != key);
                     query.rest.push((key, value));
                 }
                 _ => {}
@@ -391,7 +392,11 @@ mod tests {
             "x".repeat(60_000)
         ));
         assert_eq!(q.q, "gpu", "repeated words are one word");
-        assert_eq!(q.rest, vec![("state".to_string(), "ready".to_string())]);
+        assert_eq!(
+            q.rest,
+            vec![("state".to_string(), "cordoned".to_string())],
+            "a parameter repeated counts once, with its last value"
+        );
         assert!(
             !q.page_href(1).contains("pad"),
             "unknown parameters are not carried"
