@@ -85,8 +85,11 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
     // 1. The names this console is known by.
     let host = host_of(&parts);
     if !p.hosts.allows(&host) {
-        let why = format!("it was sent for a name this console does not answer to ({host:?})");
-        p.refused_early(&parts, &call, &why);
+        // The name goes with the record, not into its reason: refusals
+        // are counted by their reason, and a flood under a new name each
+        // time must not be a new record each time.
+        let why = "it was sent for a name this console does not answer to";
+        p.refused_early_about(&parts, &call, why, Some(("host", clipped(&host, 100))));
         return refusal(
             StatusCode::MISDIRECTED_REQUEST,
             format!(
@@ -256,7 +259,11 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
             // cannot take is still in the log and on `/audit`.
             let _ = console.audit.write(record);
         }
-        back_with_refusal(&console, draft.as_ref(), &back, response)
+        let mut response = back_with_refusal(&console, draft.as_ref(), &back, response);
+        if draft.as_ref().is_some_and(Draft::was_sent) {
+            response.extensions_mut().insert(crate::turns::ChangeSent);
+        }
+        response
     });
     let response = answer.await;
     left.answered();
@@ -275,15 +282,16 @@ impl Pipeline {
     }
 
     /// Whose send budget an answer counts in: the user a trusted proxy
-    /// names (behind it every user has the proxy's address), or else the
-    /// address.
+    /// names (behind it every user has the proxy's address; none when it
+    /// names no one), or else the address, an IPv6 one by its /64.
     fn sender_of(&self, parts: &Parts) -> Option<String> {
         let peer = peer_of(parts)?;
-        let proxied = self
-            .console
-            .trusted_proxies
-            .iter()
-            .any(|net| net.contains(&peer));
+        let proxied = self.console.actor_header.is_some()
+            && self
+                .console
+                .trusted_proxies
+                .iter()
+                .any(|net| net.contains(&peer));
         let user = proxied
             .then(|| {
                 identity_of(
@@ -294,10 +302,16 @@ impl Pipeline {
                 .user
             })
             .flatten();
-        Some(match user {
-            Some(user) => format!("user {user}"),
-            None => peer.to_string(),
-        })
+        match (user, proxied, peer) {
+            (Some(user), _, _) => Some(format!("user {user}")),
+            // Every viewer behind the proxy has its address.
+            (None, true, _) => None,
+            (None, false, IpAddr::V6(v6)) => {
+                let [a, b, c, d, ..] = v6.segments();
+                Some(format!("{a:x}:{b:x}:{c:x}:{d:x}::/64"))
+            }
+            (None, false, v4) => Some(v4.to_string()),
+        }
     }
 
     /// Who is asking, and what, for the audit.
@@ -321,15 +335,30 @@ impl Pipeline {
     /// change, an audit record without the body; for anything else, a line
     /// in the log.
     fn refused_early(&self, parts: &Parts, call: &Call, why: &str) {
+        self.refused_early_about(parts, call, why, None);
+    }
+
+    /// The same, with what it was about (`("host", …)`) in its target.
+    fn refused_early_about(
+        &self,
+        parts: &Parts,
+        call: &Call,
+        why: &str,
+        about: Option<(&str, String)>,
+    ) {
         let why = clipped(why, REASON_LIMIT);
         match call {
             Call::Change { action, .. } => {
                 let mut record = self.record_of(parts, action);
                 record.reason = Some(why);
+                if let Some((key, value)) = about {
+                    record.target.insert(key.to_string(), value.into());
+                }
                 self.console.audit.refused_early(record);
             }
             _ => {
-                tracing::warn!(target: "audit", path = %clipped(parts.uri.path(), 200), reason = %why, "refused a request");
+                let about = about.map(|(k, v)| format!("{k} {v:?}")).unwrap_or_default();
+                tracing::warn!(target: "audit", path = %clipped(parts.uri.path(), 200), reason = %why, %about, "refused a request");
             }
         }
     }

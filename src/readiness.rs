@@ -24,7 +24,7 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 /// database every console would be out at once.
 pub async fn readyz(State(console): State<ConsoleContext>) -> (StatusCode, String) {
     let (status, mut text) = admin_apis_ready(&console).await;
-    if let Some(error) = console.journal.error() {
+    if let Some(error) = console.journal.error_for_viewers() {
         text.push_str(&format!("journal: not written: {error}\n"));
     }
     (status, text)

@@ -56,7 +56,7 @@ impl ConsoleState {
         let mut ui = console.ui.clone();
         ui.actor = console.actor().to_string();
         ui.theme = Theme::of_request();
-        ui.journal_error = console.journal.error();
+        ui.journal_error = console.journal.error_for_viewers();
         // Read before the page reads any list, so the page's data is at
         // least as recent as this heartbeat.
         ui.rendered_at = ConsoleContext::heartbeat_of(&shown);

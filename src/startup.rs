@@ -178,7 +178,7 @@ pub async fn run_console(settings: Settings) -> Result<(), String> {
     let recording = start_journal(&settings, &context)?;
     let feeds: Vec<_> = context.clusters.iter().map(|c| c.changes.clone()).collect();
     let audit = context.audit.clone();
-    tokio::spawn(keep_audit(audit));
+    tokio::spawn(keep_audit(audit.clone()));
     survive_file_size_limits();
     let limits = Limits::for_this_process();
     let app = router(context, hosts, limits.stream_places());
@@ -191,6 +191,8 @@ pub async fn run_console(settings: Settings) -> Result<(), String> {
     })
     .await
     .map_err(|e| format!("the server stopped: {e}"))?;
+    // The refusals still being counted, before the journal's last write.
+    audit.flush();
     recording.stop().await;
     Ok(())
 }

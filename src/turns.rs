@@ -55,6 +55,11 @@ pub const SENDER_SENDING_LIMIT: usize = 16 * 1024 * 1024;
 /// holds a slice or a few, never a whole answer beyond the budget.
 const SLICE: usize = 16 * 1024;
 
+/// Marks the answer to a change that was sent to llmgw (see
+/// [`Turns::run`]).
+#[derive(Clone, Copy, Debug)]
+pub struct ChangeSent;
+
 /// Which budget a call takes its turn from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -99,6 +104,7 @@ pub struct Turns {
     renders: Arc<Semaphore>,
     changes: Arc<Semaphore>,
     sending: Arc<Semaphore>,
+    sending_limit: usize,
     /// Bytes waiting to be sent, by sender; one budget for all clusters.
     senders: Arc<Senders>,
     /// Renders and changes waiting for a turn now, across every cluster's
@@ -106,8 +112,10 @@ pub struct Turns {
     waiting: Arc<[AtomicUsize; 2]>,
 }
 
-/// Who an answer is for, as the send budget counts: an address, or a user
-/// a trusted proxy names (behind a proxy every user has its address).
+/// Who an answer is for, as the send budget counts: an address (an IPv6
+/// one by its /64, what one host is given), or a user a trusted proxy
+/// names; none behind a proxy that names no one, whose viewers share its
+/// address and only the budget in all.
 pub type Sender = Option<String>;
 
 /// Bytes waiting to be sent to each sender.
@@ -172,6 +180,7 @@ impl Turns {
             renders: Arc::new(Semaphore::new(self.sizes.0)),
             changes: Arc::new(Semaphore::new(self.sizes.1)),
             sending: self.sending.clone(),
+            sending_limit: self.sending_limit,
             senders: self.senders.clone(),
             waiting: self.waiting.clone(),
         }
@@ -188,13 +197,13 @@ impl Turns {
         sender_bytes: usize,
     ) -> Self {
         let sizes = (renders.max(1), changes.max(1));
+        let sending_limit = sending_bytes.clamp(1, Semaphore::MAX_PERMITS);
         Self {
             sizes,
             renders: Arc::new(Semaphore::new(sizes.0)),
             changes: Arc::new(Semaphore::new(sizes.1)),
-            sending: Arc::new(Semaphore::new(
-                sending_bytes.clamp(1, Semaphore::MAX_PERMITS),
-            )),
+            sending: Arc::new(Semaphore::new(sending_limit)),
+            sending_limit,
             senders: Arc::new(Senders {
                 limit: sender_bytes.max(1),
                 held: Mutex::default(),
@@ -205,12 +214,8 @@ impl Turns {
 
     /// Bytes of made answers not yet handed on to their clients.
     pub fn sending_bytes(&self) -> usize {
-        self.senders
-            .held
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .values()
-            .sum()
+        self.sending_limit
+            .saturating_sub(self.sending.available_permits())
     }
 
     /// Calls of `kind` waiting for a turn now.
@@ -243,6 +248,12 @@ impl Turns {
         })
         .await;
         match made {
+            // The answer to a change that went to llmgw is never refused
+            // for want of room to send: "try again" would invite a second
+            // try of a done change. It is a redirect or a short receipt.
+            Ok((parts, bytes)) if parts.extensions.get::<ChangeSent>().is_some() => {
+                Response::from_parts(parts, Body::from(bytes))
+            }
             Ok((parts, bytes)) => self.send(parts, bytes, sender),
             Err(e) => {
                 tracing::error!("a render failed: {e}");
@@ -260,9 +271,13 @@ impl Turns {
         let Ok(all) = self.sending.clone().try_acquire_many_owned(permits) else {
             return busy();
         };
-        let sender = sender.unwrap_or_default();
-        let Some(own) = self.senders.take(&sender, size) else {
-            return busy();
+        // No sender known (a proxy that names no user): the budget in all.
+        let own = match sender {
+            Some(sender) => match self.senders.take(&sender, size) {
+                Some(own) => Some(own),
+                None => return busy(),
+            },
+            None => None,
         };
         let held = (all, own);
         let body =
@@ -433,6 +448,27 @@ mod tests {
             .expect("read to its end");
         assert_eq!(whole.len(), 3 * SLICE);
         assert_eq!(turns.sending_bytes(), 0, "read to its end, given back");
+    }
+
+    #[tokio::test]
+    async fn a_changes_answer_is_never_refused_for_want_of_room() {
+        let turns = Turns::new(4, 1, 10);
+        let unread = turns
+            .run(Kind::Render, None, async { answer("12345678") })
+            .await;
+        let sent = || async {
+            let mut response = answer("12345678");
+            response.extensions_mut().insert(ChangeSent);
+            response
+        };
+        let change = turns.run(Kind::Change, None, sent()).await;
+        assert_eq!(change.status(), StatusCode::OK, "the change is made");
+        // One refused before it was sent may be told to try again.
+        let refused = turns
+            .run(Kind::Change, None, async { answer("12345678") })
+            .await;
+        assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+        drop(unread);
     }
 
     #[tokio::test]

@@ -279,6 +279,42 @@ fn fault(
     }
 }
 
+/// `text` with each absolute path in it cut to its last part
+/// (`/var/lib/llmgw-console/journal.sqlite` → `journal.sqlite`): what a
+/// page or `/readyz` shows every viewer of an error that names a file,
+/// while the log keeps it whole. A path starts a word, or follows a quote,
+/// a parenthesis or `=`; it ends at a space, a quote, a parenthesis, a
+/// comma or a colon.
+pub fn without_paths(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut prev: Option<char> = None;
+    while let Some(c) = rest.chars().next() {
+        // A file's URL (`sqlite:///srv/…`) too, not a server's
+        // (`postgres://host/…`).
+        let starts = c == '/'
+            && (prev.is_none_or(|p| p.is_whitespace() || "(\"'=`".contains(p))
+                || (prev == Some(':') && rest.starts_with("///")));
+        if !starts {
+            out.push(c);
+            prev = Some(c);
+            rest = &rest[c.len_utf8()..];
+            continue;
+        }
+        let end = rest
+            .find(|ch: char| ch.is_whitespace() || "()\"'`,:".contains(ch))
+            .unwrap_or(rest.len());
+        let path = &rest[..end];
+        match path.rsplit('/').next().filter(|last| !last.is_empty()) {
+            Some(last) => out.push_str(last),
+            None => out.push('…'),
+        }
+        prev = path.chars().last();
+        rest = &rest[end..];
+    }
+    out
+}
+
 /// What a fault the journal has not dated yet is called.
 pub const NOT_YET_DATED: &str = "new, not yet dated";
 
@@ -548,6 +584,28 @@ mod tests {
         assert_eq!(
             ctl_command_on("", &["drain"], &["gpu-01"]),
             "llmgw ctl drain gpu-01"
+        );
+    }
+
+    #[test]
+    fn an_error_shown_to_viewers_names_files_not_where_they_are() {
+        assert_eq!(
+            without_paths("cannot write /var/lib/llmgw-console/journal.sqlite-wal: disk full"),
+            "cannot write journal.sqlite-wal: disk full"
+        );
+        assert_eq!(
+            without_paths("open \"/srv/data/journal.sqlite\" (mode=rwc) at /"),
+            "open \"journal.sqlite\" (mode=rwc) at …"
+        );
+        assert_eq!(without_paths("a/b and 3/4 stay"), "a/b and 3/4 stay");
+        assert_eq!(without_paths("path=/x/y"), "path=y");
+        assert_eq!(
+            without_paths("sqlite:///srv/data/journal.sqlite?mode=rwc: unable to open"),
+            "sqlite:journal.sqlite?mode=rwc: unable to open"
+        );
+        assert_eq!(
+            without_paths("postgres://db.internal:5432/llmgw: refused"),
+            "postgres://db.internal:5432/llmgw: refused"
         );
     }
 

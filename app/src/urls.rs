@@ -176,7 +176,9 @@ fn without_params(path_and_query: &str, drop: impl Fn(&str) -> bool) -> String {
         .rev()
         .filter(|pair| {
             let key = decode_component(pair.split('=').next().unwrap_or_default());
-            !pair.is_empty() && pair.len() <= VIEW_VALUE_LIMIT && !drop(&key) && seen.insert(key)
+            // Seen before its length is judged: a last value too long
+            // drops the parameter, never brings back an earlier one.
+            !pair.is_empty() && !drop(&key) && seen.insert(key) && pair.len() <= VIEW_VALUE_LIMIT
         })
         .collect();
     kept.reverse();

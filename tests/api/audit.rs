@@ -212,3 +212,123 @@ fn every_server_function_is_a_listed_read_or_a_listed_change() {
         "list these in app/src/server/attempts.rs (CHANGES) or server_fns::READS"
     );
 }
+
+#[tokio::test]
+async fn a_flood_of_refusals_of_any_shape_cannot_fill_the_audit_or_the_journal() {
+    use app::journal_record::EventKind;
+    use app::server::journal::{EventFilter, JournalStore};
+    use futures_util::{StreamExt, stream};
+
+    let dir = crate::databases::TempDir::new("audit-flood");
+    let file = dir.0.join("audit.jsonl");
+    let data = dir.0.display().to_string();
+    let audit_log = file.display().to_string();
+    let console = Process::start(&[
+        "--demo",
+        "--read-only",
+        "--data-dir",
+        &data,
+        "--audit-log",
+        &audit_log,
+        "--log",
+        "warn",
+    ])
+    .await;
+    let store = JournalStore::open(&crate::databases::sqlite_url(&dir.0))
+        .await
+        .expect("the console made the journal");
+    let attempts = async || {
+        let filter = EventFilter {
+            kinds: vec![EventKind::Attempt],
+            ..EventFilter::default()
+        };
+        store.read(&filter, 100_000).await.expect("reads").len()
+    };
+    let before = attempts().await;
+
+    // 20,000 refused posts from 80 addresses, of four shapes: read-only
+    // with a 190-character reason, a new Host name each time, another
+    // site, and a node name with a newline in it, new each time (read-only
+    // may be the reason given for the first and the last alike).
+    let clients: Vec<reqwest::Client> = (0..80_u8)
+        .map(|i| {
+            reqwest::Client::builder()
+                .local_address(std::net::IpAddr::from([127, 0, 2, 1 + i]))
+                .build()
+                .expect("a client")
+        })
+        .collect();
+    let url = format!("{}/api/set_node_state", console.url);
+    let reason = "r".repeat(190);
+    const SENT: u64 = 20_000;
+    stream::iter(0..SENT)
+        .map(|i| {
+            let client = &clients[(i % 80) as usize];
+            let node = if i % 4 == 3 {
+                format!("node\n{i}")
+            } else {
+                format!("node-{i}")
+            };
+            let mut form = vec![("node", node.as_str()), ("state", "cordoned")];
+            let mut request = client.post(&url);
+            match i % 4 {
+                0 => form.extend([("confirm", "yes"), ("reason", reason.as_str())]),
+                1 => request = request.header("host", format!("n{i}.example")),
+                2 => request = request.header("sec-fetch-site", "cross-site"),
+                _ => {}
+            }
+            let request = request.form(&form);
+            async move {
+                let answer = request.send().await.expect("answers");
+                assert!(answer.status().is_client_error(), "{}", answer.status());
+            }
+        })
+        .buffer_unordered(64)
+        .collect::<Vec<()>>()
+        .await;
+
+    // What the flood wrote, once the counts of its last second are out.
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    let size = std::fs::metadata(&file).expect("the audit file").len();
+    assert!(size <= 5 * 1024 * 1024, "the audit file is {size} bytes");
+    let rows = crate::journal_console::until("the journal has the attempts", async || {
+        let now = attempts().await;
+        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+        (attempts().await == now).then_some(now)
+    })
+    .await;
+    assert!(rows - before <= 1_000, "{} journal rows", rows - before);
+
+    // Every refusal is counted, those past the rate in summaries that say
+    // so, within a minute.
+    let counted = crate::journal_console::until_within(
+        std::time::Duration::from_secs(90),
+        "every refusal is counted",
+        async || {
+            let records = records_in(&file);
+            let total: u64 = records
+                .iter()
+                .filter(|r| r.outcome == Outcome::Refused)
+                .map(|r| r.times)
+                .sum();
+            (total >= SENT).then_some(records)
+        },
+    )
+    .await;
+    assert!(counted.iter().all(|r| r.times >= 1));
+    let total: u64 = counted.iter().map(|r| r.times).sum();
+    assert_eq!(total, SENT, "each refusal counted once");
+    assert!(
+        counted.iter().any(|r| r
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.contains("summarised"))),
+        "the audit says when it summarises"
+    );
+    // A Host name is kept with its record, not in its reason.
+    assert!(
+        counted
+            .iter()
+            .all(|r| !r.reason.as_deref().unwrap_or_default().contains(".example"))
+    );
+}

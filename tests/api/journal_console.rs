@@ -753,6 +753,10 @@ async fn a_journal_that_may_grow_no_further_is_said_and_caught_up_when_it_can() 
     assert!(said.contains("journal: not written"), "{said}");
     let page = Page::parse(&fetch_page(&console.root, "/nodes").await);
     assert!(page.has(".journal-down"), "the pages say so");
+    // Neither says where the data lives on the server.
+    let data = _dir.0.display().to_string();
+    assert!(!said.contains(&data), "{said}");
+    assert!(!page.text(".journal-down").contains(&data));
     assert!(page.has("main table"), "and still show the cluster");
     assert!(
         of_node(&store, &node).await.is_empty(),

@@ -3,11 +3,11 @@
 //! of the models short of their wanted count.
 
 use leptos::prelude::*;
-use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use crate::components::{
-    DataTable, FilterBar, NodeActionDialog, NodeActions, ReceiptBanner, StateBadge,
+    DataTable, FilterBar, Known, NamedHeading, NodeActionDialog, NodeActions, ReceiptBanner,
+    StateBadge,
 };
 use crate::format;
 use crate::live::Live;
@@ -27,9 +27,20 @@ pub fn NodePage() -> impl IntoView {
     // body: by then a reactive value of the page's may be gone (Leptos
     // then panics), so it is the text itself.
     view! {
-        <Title text=id.get_untracked() />
         <p class="crumbs"><a href=urls::scoped("/nodes")>"Nodes"</a> " / "</p>
-        <h1 class="id">{move || id.get()}</h1>
+        // Read, not awaited, as `Live` reads it: the name is the heading
+        // only once the answer says the node is listed.
+        <Transition fallback=|| ()>
+            {move || report.get().map(|answer| {
+                let known = match &answer {
+                    Ok(r) if r.node.is_some() => Known::Listed,
+                    Ok(_) => Known::Missing,
+                    Err(_) => Known::Unsure,
+                };
+                let name = id.get_untracked();
+                view! { <NamedHeading name=name.clone() known what="node" title=name /> }
+            })}
+        </Transition>
         <ReceiptBanner />
         <NodeActionDialog />
         <Live
@@ -52,7 +63,7 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
     let Some(node) = report.node else {
         return view! {
             <p class="empty">
-                {format!("The control plane does not list a node called {id}. ")}
+                {format!("The control plane does not list a node called “{id}”. ")}
                 <a href=urls::scoped("/nodes")>"See every node."</a>
             </p>
         }

@@ -4,15 +4,16 @@
 //! and it reads fully with JavaScript off.
 
 use leptos::prelude::*;
-use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use std::collections::HashMap;
 
 use crate::admin_api::types::{NodeView, Rejection};
 use crate::components::{
-    DataTable, FilterBar, FixHints, NotFound, OutlookBanner, ReceiptBanner, StatusBadge,
+    DataTable, FilterBar, FixHints, Known, NamedHeading, NotFound, OutlookBanner, ReceiptBanner,
+    StatusBadge,
 };
+use crate::error::ConsoleError;
 use crate::fixes::{Fix, Outlook};
 use crate::format::{self, ModelStatus, Situation};
 use crate::joins::{group_by_node, group_by_reason};
@@ -83,10 +84,21 @@ fn Placement(name: String) -> impl IntoView {
     };
     let query = use_table_query();
     // The dialog: the uncordon a fix offers asks here, as on the node pages.
+    let heading = name.clone();
     view! {
-        <Title text=format!("{name}: placement") />
         <p class="crumbs"><a href=urls::scoped("/models")>"Models"</a> " / "</p>
-        <h1 class="id">{name.clone()}</h1>
+        // The name is the heading only once the catalog is known to list it.
+        <Transition fallback=|| ()>
+            {move || report.get().map(|answer| {
+                let known = match &answer {
+                    Ok(_) => Known::Listed,
+                    Err(ConsoleError::AdminApi(e)) if e.http_status() == 404 => Known::Missing,
+                    Err(_) => Known::Unsure,
+                };
+                let title = format!("{heading}: placement");
+                view! { <NamedHeading name=heading.clone() known what="model" title /> }
+            })}
+        </Transition>
         <ReceiptBanner />
         <crate::components::NodeActionDialog />
         <Live resource=report render={move |report| view! { <Report report query /> }} />

@@ -9,10 +9,11 @@
 //!
 //! Every record is bounded whoever sends it: the fields the function
 //! takes, each cut short; a request refused before it reaches a function
-//! carries no body at all, and identical refusals from one peer within a
-//! second are counted on one record.
+//! carries no body at all. Refusals, wherever they happen, are counted
+//! rather than written one by one past a rate (`refusal_count`), so no
+//! client can make the file or the journal grow without end.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -22,6 +23,7 @@ use serde::Serialize;
 
 pub use crate::audit_record::{AuditRecord, Outcome};
 use crate::error::ConsoleError;
+use crate::server::refusal_count::Refusals;
 use crate::server::signing::unix_now;
 
 /// How many records `/audit` shows: enough for a shift, bounded whatever
@@ -33,10 +35,6 @@ pub const VALUE_LIMIT: usize = 256;
 
 /// A reason is a sentence or two.
 pub const REASON_LIMIT: usize = 512;
-
-/// Peers whose repeated refusals are being counted at once; past this the
-/// counts are written out and counting starts again.
-const COUNTED_PEERS: usize = 256;
 
 /// `text`, cut to `limit` characters with an ellipsis.
 pub fn clipped(text: &str, limit: usize) -> String {
@@ -64,6 +62,8 @@ struct DraftState {
     /// "Drain gpu-h100-01", once the handler has checked what it was asked.
     description: Option<String>,
     outcome: Option<(Outcome, Option<String>)>,
+    /// Its record as sent is written: llmgw was (or is being) asked.
+    sent: bool,
 }
 
 impl Draft {
@@ -74,6 +74,7 @@ impl Draft {
             record,
             description: None,
             outcome: None,
+            sent: false,
         })))
     }
 
@@ -113,9 +114,14 @@ impl Draft {
     /// cannot be written, the change is refused.
     pub fn sending(&self, log: &AuditLog) -> Result<AuditWritten, ConsoleError> {
         let record = self.finished(Outcome::Sent, None, false);
-        log.write(record)
-            .map(|()| AuditWritten(()))
-            .map_err(ConsoleError::AuditUnavailable)
+        log.write(record).map_err(ConsoleError::AuditUnavailable)?;
+        self.lock().sent = true;
+        Ok(AuditWritten(()))
+    }
+
+    /// Whether llmgw was asked: the change may have been made.
+    pub fn was_sent(&self) -> bool {
+        self.lock().sent
     }
 
     /// The record of how the attempt ended.
@@ -134,15 +140,6 @@ impl Draft {
     }
 }
 
-/// The identical refusals from one peer being counted.
-#[derive(Debug)]
-struct Repeats {
-    second: u64,
-    /// Refusals after the first one in `second`, not yet written.
-    more: u64,
-    record: AuditRecord,
-}
-
 /// Where records go: always the `audit` log target (which no `--log`
 /// filter turns off), `--audit-log FILE` when given (appended, never
 /// truncated, opened again on [`AuditLog::reopen`]), and the last [`KEPT`]
@@ -157,7 +154,7 @@ pub struct AuditLog {
     /// Records written since start, by outcome (in `Outcome::ALL`'s order).
     by_outcome: [AtomicU64; 4],
     attempts: AtomicU64,
-    repeats: Mutex<HashMap<(String, String, String), Repeats>>,
+    refusals: Mutex<Refusals>,
     /// Every record, for the journal's database (when one is kept).
     pub journal: crate::server::journal::AttemptQueue,
 }
@@ -179,7 +176,7 @@ impl AuditLog {
             written: AtomicU64::new(0),
             by_outcome: Default::default(),
             attempts: AtomicU64::new(0),
-            repeats: Mutex::new(HashMap::new()),
+            refusals: Mutex::default(),
             journal: Default::default(),
         })
     }
@@ -202,8 +199,14 @@ impl AuditLog {
     }
 
     /// Writes `record` everywhere it goes. The error says why the file could
-    /// not take it; the log and `/audit` still have it.
+    /// not take it; the log and `/audit` still have it. A refusal is
+    /// counted first (see `refusal_count`): it may be written later, in a
+    /// record that counts it.
     pub fn write(&self, record: AuditRecord) -> Result<(), String> {
+        if record.outcome == Outcome::Refused {
+            self.refused(record);
+            return Ok(());
+        }
         self.write_due_repeats(unix_now());
         self.write_now(record)
     }
@@ -235,68 +238,52 @@ impl AuditLog {
     }
 
     /// A request refused before it reached its function (another site, a
-    /// name this console does not answer to, too large, the wrong method).
-    /// The first of its kind from a peer in a second is written at once;
-    /// the rest of that second are counted and written as one record.
+    /// name this console does not answer to, too large, the wrong method):
+    /// counted as every refusal is.
     pub fn refused_early(&self, mut record: AuditRecord) {
-        let now = unix_now();
-        self.write_due_repeats(now);
         record.reason = record.reason.map(|r| clipped(&r, REASON_LIMIT));
-        let key = (
-            record.peer.clone().unwrap_or_default(),
-            record.action.clone(),
-            record.reason.clone().unwrap_or_default(),
-        );
-        {
-            let mut repeats = self.repeats.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Some(counted) = repeats.get_mut(&key)
-                && counted.second == now
-            {
-                counted.more += 1;
-                return;
-            }
-            if repeats.len() >= COUNTED_PEERS {
-                let all: Vec<Repeats> = repeats.drain().map(|(_, r)| r).collect();
-                drop(repeats);
-                self.write_repeats(all);
-                repeats = self.repeats.lock().unwrap_or_else(PoisonError::into_inner);
-            }
-            repeats.insert(
-                key,
-                Repeats {
-                    second: now,
-                    more: 0,
-                    record: record.clone(),
-                },
-            );
-        }
-        // Refused before any check of the function's: nothing more to say.
-        record.attempt = self.next_attempt();
-        let _ = self.write_now(record);
+        self.refused(record);
     }
 
-    /// Writes the counts of every second that has ended.
-    pub fn write_due_repeats(&self, now: u64) {
-        let due: Vec<Repeats> = {
-            let mut repeats = self.repeats.lock().unwrap_or_else(PoisonError::into_inner);
-            if repeats.is_empty() {
-                return;
-            }
-            let ended: Vec<_> = repeats
-                .iter()
-                .filter(|(_, r)| r.second < now)
-                .map(|(k, _)| k.clone())
-                .collect();
-            ended.iter().filter_map(|k| repeats.remove(k)).collect()
+    fn refused(&self, record: AuditRecord) {
+        let now = unix_now();
+        let now_written = {
+            let mut refusals = self.refusals.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut out = refusals.due(now);
+            out.extend(refusals.take(record, now));
+            out
         };
-        self.write_repeats(due);
+        self.write_numbered(now_written);
     }
 
-    fn write_repeats(&self, repeats: Vec<Repeats>) {
-        for counted in repeats.into_iter().filter(|r| r.more > 0) {
-            let mut record = counted.record;
-            record.attempt = self.next_attempt();
-            record.times = counted.more;
+    /// Writes the counts of every second, and the summaries of every
+    /// minute, that have ended.
+    pub fn write_due_repeats(&self, now: u64) {
+        let due = self
+            .refusals
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .due(now);
+        self.write_numbered(due);
+    }
+
+    /// Writes every refusal still being counted: as the console stops.
+    pub fn flush(&self) {
+        let all = self
+            .refusals
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .all();
+        self.write_numbered(all);
+    }
+
+    /// Writes `records`, each with an attempt number of its own when it has
+    /// none yet (a refusal before its function ran).
+    fn write_numbered(&self, records: Vec<AuditRecord>) {
+        for mut record in records {
+            if record.attempt == 0 {
+                record.attempt = self.next_attempt();
+            }
             let _ = self.write_now(record);
         }
     }
@@ -348,11 +335,12 @@ pub fn blank_record(action: &str) -> AuditRecord {
 mod tests {
     use super::*;
 
+    /// A change that went through: written on its own, never counted.
     fn record(n: usize) -> AuditRecord {
         AuditRecord {
             time: rfc3339(0),
             actor: format!("op{n}"),
-            reason: Some("read-only".into()),
+            outcome: Outcome::Done,
             ..blank_record("set_node_state")
         }
     }
@@ -413,6 +401,25 @@ mod tests {
             .sum();
         assert_eq!(from_one, 500, "every refusal is counted");
         assert!(recent.iter().any(|r| r.peer.as_deref() == Some("10.0.0.2")));
+    }
+
+    #[test]
+    fn refusals_inside_a_function_are_counted_too() {
+        let log = AuditLog::new(None).expect("opens");
+        let now = unix_now();
+        for attempt in 1..=1_000 {
+            log.write(AuditRecord {
+                attempt,
+                peer: Some("10.0.0.1".into()),
+                reason: Some("this console is read-only".into()),
+                ..blank_record("set_node_state")
+            })
+            .expect("counted");
+        }
+        log.write_due_repeats(now + 5);
+        let recent = log.recent();
+        assert!(recent.len() <= 3, "{recent:?}");
+        assert_eq!(recent.iter().map(|r| r.times.max(1)).sum::<u64>(), 1_000);
     }
 
     #[test]

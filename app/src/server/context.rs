@@ -249,8 +249,6 @@ pub fn listen_to(cluster: &Cluster, audit: &Arc<AuditLog>) -> tokio::sync::watch
     })
 }
 
-/// The user named by `header` when the request came from a trusted peer,
-/// and the peer's address.
 /// Whether `header` names more than one user: sent twice, or a list
 /// (`mallory, alice`), which a proxy that appends rather than replaces
 /// makes of the client's own name and the user's.
@@ -263,6 +261,8 @@ pub fn names_several(headers: &axum::http::HeaderMap, header: &HeaderName) -> bo
     }
 }
 
+/// The user named by `header` when the request came from a trusted peer,
+/// and the peer's address.
 pub fn identity_of(
     parts: Option<&Parts>,
     header: Option<&HeaderName>,

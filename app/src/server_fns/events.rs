@@ -52,7 +52,7 @@ mod ssr {
         let Some(store) = cx.journal.store() else {
             page.unavailable = Some(
                 cx.journal
-                    .error()
+                    .error_for_viewers()
                     .unwrap_or_else(|| "the journal's database is being opened".into()),
             );
             return Ok(page);
@@ -79,7 +79,7 @@ mod ssr {
                 }
                 page.events = events;
             }
-            Err(e) => page.unavailable = Some(e.to_string()),
+            Err(e) => page.unavailable = Some(crate::format::without_paths(&e.to_string())),
         }
         Ok(page)
     }

@@ -43,6 +43,12 @@ impl Journal {
             .clone()
     }
 
+    /// [`Journal::error`] as pages and `/readyz` show it to anyone: the
+    /// files it names without where they are on the server.
+    pub fn error_for_viewers(&self) -> Option<String> {
+        self.error().map(|e| crate::format::without_paths(&e))
+    }
+
     /// The store, once the recorder has opened it.
     pub fn store(&self) -> Option<&JournalStore> {
         self.store.get()

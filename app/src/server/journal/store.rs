@@ -287,6 +287,9 @@ impl JournalStore {
             "CREATE INDEX IF NOT EXISTS journal_node ON journal (cluster, node, id)".into(),
             "CREATE INDEX IF NOT EXISTS journal_model ON journal (cluster, model, id)".into(),
             "CREATE INDEX IF NOT EXISTS journal_at ON journal (at)".into(),
+            // The events page's filter by kind: a rare kind is found by
+            // the index, not by reading every record back from the newest.
+            "CREATE INDEX IF NOT EXISTS journal_kind ON journal (cluster, kind, id)".into(),
             // How far each cluster's record reaches, and which console
             // wrote it, renewed each period: a console that starts
             // recording again knows how long the gap was, and one that
