@@ -484,7 +484,10 @@ async fn an_audit_log_moved_away_is_reopened_on_sighup() {
     assert_eq!(lines(&rotated), 1);
     // The same refusal again within a second is counted, and written with
     // its count when the second ends.
-    eventually("the second attempt is in the new file", || lines(&file) == 1).await;
+    eventually("the second attempt is in the new file", || {
+        lines(&file) == 1
+    })
+    .await;
     drop(console);
     let _ = std::fs::remove_dir_all(&dir);
 }
