@@ -2,8 +2,9 @@
 //! event. A plain GET with nothing to change, so every protection of a read
 //! applies; the browser's `EventSource` reconnects by itself after a restart,
 //! and waits `retry` before it does. A stream holds a connection, so each
-//! ends after [`LIFETIME`] (the browser reconnects as after a restart) and
-//! the pipeline caps how many one address holds open.
+//! ends after [`LIFETIME`] (the browser reconnects as after a restart), or
+//! sooner when streams are crowded or a newcomer takes its place, and the
+//! pipeline caps how many one address holds open.
 
 use std::convert::Infallible;
 
@@ -27,6 +28,11 @@ use crate::connections::StreamSlot;
 /// for good, and a little different for each stream so that the pages
 /// opened together do not all reconnect together.
 pub const LIFETIME: std::time::Duration = std::time::Duration::from_secs(30 * 60);
+
+/// How long a stream lasts when it was opened with half or more of the
+/// streams' places held: a crowd's streams turn over, and each turn is a
+/// chance for the places to go to someone else.
+pub const CROWDED_LIFETIME: std::time::Duration = std::time::Duration::from_secs(2 * 60);
 
 pub async fn updates(
     State(console): State<ConsoleContext>,
@@ -68,9 +74,28 @@ pub async fn updates(
             }
         }
     });
-    let jitter =
-        std::time::Duration::from_millis(u64::from(std::process::id() ^ beats_salt()) % 60_000);
-    let ends = tokio::time::sleep(LIFETIME + jitter);
+    let slot = slot.map(|Extension(slot)| slot);
+    let lifetime = if slot.as_ref().is_some_and(|s| s.crowded) {
+        CROWDED_LIFETIME
+    } else {
+        LIFETIME
+    };
+    let jitter = std::time::Duration::from_millis(
+        u64::from(std::process::id() ^ beats_salt()) % (lifetime.as_millis() as u64 / 30),
+    );
+    let held = slot.clone();
+    let ends = async move {
+        let life = tokio::time::sleep(lifetime + jitter);
+        match held {
+            // A newcomer took the stream's place: it ends now, and the
+            // browser comes back after `retry`.
+            Some(held) => tokio::select! {
+                () = life => {}
+                () = held.place.yielded() => {}
+            },
+            None => life.await,
+        }
+    };
     // The stream's place is given back when the stream ends.
     let events = events.take_until(ends).map(move |event| {
         let _held = &slot;

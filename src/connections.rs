@@ -8,13 +8,25 @@
 //! - A connection on which no byte moves either way for [`Limits::idle`]
 //!   is closed; so is one whose client has not taken a byte of an answer
 //!   for [`Limits::write_stall`].
-//! - At most [`Limits::per_peer`] connections from one address and
-//!   [`Limits::connections`] in all (below the process's descriptor limit);
-//!   past either, a connection is answered 503 with `Retry-After` and
-//!   closed. Open pages' change streams are capped per address as well.
+//! - At most [`Limits::per_peer`] connections from one address,
+//!   [`Limits::per_network`] from its network (a /24, or an IPv6 /64, so a
+//!   crowd of addresses buys no more room) and [`Limits::connections`] in
+//!   all (below the process's descriptor limit). Past a bound, a newcomer
+//!   holding clearly less than the largest holder takes that holder's
+//!   oldest connection, which is closed politely ([`crate::places`]);
+//!   otherwise it is answered 503 with `Retry-After` and closed. So no
+//!   crowd, however spread, keeps a health check or an operator out: they
+//!   hold nothing, and the crowd holds the most. (A second listener for
+//!   health alone, as Kubernetes components have, would keep `/healthz`
+//!   answering but not the pages, and be one more port to secure.)
+//! - Open pages' change streams have places of their own, per peer, per
+//!   network and in all, half as many as connections; past half of those,
+//!   a new stream lasts minutes rather than half an hour. Behind a trusted
+//!   proxy they are counted per user, once the request names one, and the
+//!   proxy's own connections are bounded only in all.
 
 use std::io;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -24,18 +36,21 @@ use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
-use hyper_util::server::graceful::GracefulShutdown;
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tower::ServiceExt;
 
-use crate::places::{Place, Places};
+use ipnet::IpNet;
+use tokio::sync::watch;
+
+use crate::places::{Bounds, Place, Places, network_of};
 use crate::watched::Watched;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     pub connections: usize,
     pub per_peer: usize,
+    pub per_network: usize,
     pub streams_per_peer: usize,
     pub header_read: Duration,
     pub idle: Duration,
@@ -56,6 +71,7 @@ impl Limits {
                 .saturating_sub(RESERVED_DESCRIPTORS)
                 .clamp(64, 10_000),
             per_peer: 256,
+            per_network: 1_024,
             streams_per_peer: 128,
             header_read: Duration::from_secs(20),
             idle: Duration::from_secs(60),
@@ -71,19 +87,37 @@ fn open_file_limit() -> Option<usize> {
     line.split_whitespace().nth(3)?.parse().ok()
 }
 
-/// Open change streams, by peer and in all (over HTTP/2 one connection
+/// Open change streams, by who holds them (an address, or a user behind a
+/// trusted proxy), by network and in all (over HTTP/2 one connection
 /// carries many).
-pub type PeerStreams = Places<Option<IpAddr>>;
+pub type PeerStreams = Places<String, String>;
 
 /// One open stream's place, carried with its request (whose extensions
 /// are cloned) and freed with the stream.
-pub type StreamSlot = Arc<Place<Option<IpAddr>>>;
+pub type StreamSlot = Arc<HeldStream>;
+
+#[derive(Debug)]
+pub struct HeldStream {
+    pub place: Place<String, String>,
+    /// Taken while half or more of the places were held.
+    pub crowded: bool,
+}
 
 impl Limits {
     pub fn stream_places(&self) -> PeerStreams {
-        Places::new(self.streams_per_peer, self.connections)
+        Places::new(Bounds {
+            per_key: self.streams_per_peer,
+            per_group: self.per_network,
+            in_all: (self.connections / 2).max(1),
+        })
     }
 }
+
+/// How long a connection told to yield has to finish what it is sending.
+const YIELD_GRACE: Duration = Duration::from_secs(2);
+
+/// How long open answers have to finish once the console is stopping.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 /// A connection refused for want of room: a few bytes saying so, then
 /// closed. At most this many are being told at once; the rest are closed
@@ -95,14 +129,21 @@ Content-Type: text/plain; charset=utf-8\r\nContent-Length: 55\r\n\r\n\
 too many connections to the console; try again shortly\n";
 
 /// Serves `app` on `listener` until `shutdown` resolves, then lets open
-/// answers finish for a few seconds.
+/// answers finish for a few seconds. Connections from `trusted` proxies
+/// carry everyone behind them, and are bounded only in all.
 pub async fn serve(
     listener: TcpListener,
     app: Router,
     limits: Limits,
+    trusted: Vec<IpNet>,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
-    let places = Places::new(limits.per_peer, limits.connections);
+    let places = Places::new(Bounds {
+        per_key: limits.per_peer,
+        per_group: limits.per_network,
+        in_all: limits.connections,
+    });
+    let stopping = watch::Sender::new(false);
     let refusing = Arc::new(AtomicUsize::new(0));
     let mut builder = Builder::new(TokioExecutor::new());
     builder
@@ -114,7 +155,6 @@ pub async fn serve(
         .timer(TokioTimer::new())
         .keep_alive_interval(Some(limits.idle / 2))
         .keep_alive_timeout(limits.header_read);
-    let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {
@@ -130,7 +170,13 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
-        let Some(place) = places.take(peer.ip().to_canonical()) else {
+        let ip = peer.ip().to_canonical();
+        let taken = if trusted.iter().any(|net| net.contains(&ip)) {
+            places.take_bounded_in_all(ip, ip)
+        } else {
+            places.take(network_of(ip), ip)
+        };
+        let Some(place) = taken else {
             refuse(stream, &refusing);
             continue;
         };
@@ -141,19 +187,28 @@ pub async fn serve(
             req.extensions_mut().insert(ConnectInfo::<SocketAddr>(peer));
             app.clone().oneshot(req)
         });
-        let connection = graceful.watch(builder.serve_connection(io, service).into_owned());
+        let connection = builder.serve_connection(io, service).into_owned();
+        let mut stop = stopping.subscribe();
         tokio::spawn(async move {
-            let _place = place;
-            if let Err(e) = connection.await {
-                tracing::debug!("a connection ended: {e}");
-            }
+            let mut connection = std::pin::pin!(connection);
+            let grace = tokio::select! {
+                ended = connection.as_mut() => {
+                    if let Err(e) = ended {
+                        tracing::debug!("a connection ended: {e}");
+                    }
+                    return;
+                }
+                () = place.yielded() => YIELD_GRACE,
+                _ = stop.changed() => SHUTDOWN_GRACE,
+            };
+            // No new request on it; the answer under way may finish.
+            connection.as_mut().graceful_shutdown();
+            let _ = tokio::time::timeout(grace, connection).await;
         });
     }
     drop(listener);
-    tokio::select! {
-        () = graceful.shutdown() => {}
-        () = tokio::time::sleep(Duration::from_secs(10)) => {}
-    }
+    stopping.send_replace(true);
+    let _ = tokio::time::timeout(SHUTDOWN_GRACE, stopping.closed()).await;
     Ok(())
 }
 

@@ -45,8 +45,9 @@ use futures_util::FutureExt;
 
 use crate::allowed_hosts::AllowedHosts;
 use crate::cluster_scope::{UnknownCluster, moved_here, no_such_cluster};
-use crate::connections::{PeerStreams, StreamSlot};
+use crate::connections::{HeldStream, PeerStreams, StreamSlot};
 use crate::cross_origin;
+use crate::places::network_of;
 use crate::refusal::{refusal, retry_later};
 use crate::turns::{Kind, Turns};
 
@@ -120,10 +121,14 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
     }
     // 3. Open pages' change streams: a few per peer, each a connection held.
     if parts.uri.path() == app::live::heartbeat::PATH {
-        let Some(place) = p.streams.take(peer_of(&parts)) else {
+        let crowded = p.streams.crowded();
+        let (network, holder) = p.stream_holder_of(&parts);
+        let Some(place) = p.streams.take(network, holder) else {
             return too_many_streams();
         };
-        parts.extensions.insert(StreamSlot::new(place));
+        parts
+            .extensions
+            .insert(StreamSlot::new(HeldStream { place, crowded }));
         return next.run(Request::from_parts(parts, body)).await;
     }
     // 4. One user header, or none, naming one user: a proxy that appends
@@ -286,12 +291,7 @@ impl Pipeline {
     /// names no one), or else the address, an IPv6 one by its /64.
     fn sender_of(&self, parts: &Parts) -> Option<String> {
         let peer = peer_of(parts)?;
-        let proxied = self.console.actor_header.is_some()
-            && self
-                .console
-                .trusted_proxies
-                .iter()
-                .any(|net| net.contains(&peer));
+        let proxied = self.names_users(peer);
         let user = proxied
             .then(|| {
                 identity_of(
@@ -312,6 +312,33 @@ impl Pipeline {
             }
             (None, false, v4) => Some(v4.to_string()),
         }
+    }
+
+    /// A peer that is a trusted proxy naming its users: behind it, each
+    /// user is counted apart.
+    fn names_users(&self, peer: IpAddr) -> bool {
+        self.console.actor_header.is_some()
+            && self
+                .console
+                .trusted_proxies
+                .iter()
+                .any(|net| net.contains(&peer))
+    }
+
+    /// Whose change stream a request opens, and the group it counts in:
+    /// an address and its network, or a user behind a trusted proxy (a
+    /// group of one).
+    fn stream_holder_of(&self, parts: &Parts) -> (String, String) {
+        let peer = peer_of(parts);
+        let holder = self
+            .sender_of(parts)
+            .or_else(|| peer.map(|p| format!("proxy {p}")))
+            .unwrap_or_default();
+        let network = match peer {
+            Some(peer) if !self.names_users(peer) => network_of(peer).to_string(),
+            _ => holder.clone(),
+        };
+        (network, holder)
     }
 
     /// Who is asking, and what, for the audit.

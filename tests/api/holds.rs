@@ -362,6 +362,7 @@ fn small_limits() -> Limits {
     Limits {
         connections: 1_000,
         per_peer: 8,
+        per_network: 1_000,
         streams_per_peer: 2,
         header_read: Duration::from_secs(1),
         idle: Duration::from_secs(2),
@@ -490,4 +491,124 @@ async fn an_audit_log_moved_away_is_reopened_on_sighup() {
     .await;
     drop(console);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The soft limit on open files of this process, as Linux reports it.
+fn open_file_limit() -> usize {
+    std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|limits| {
+            let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+            line.split_whitespace().nth(3)?.parse().ok()
+        })
+        .unwrap_or(1024)
+}
+
+/// A client that only ever asks from `from`, on a new connection each time.
+fn client_from(from: [u8; 4], timeout: Duration) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from(from))
+        .pool_max_idle_per_host(0)
+        .timeout(timeout)
+        .build()
+        .expect("a client")
+}
+
+#[tokio::test]
+async fn a_crowd_of_change_streams_from_many_networks_keeps_no_one_out() {
+    // 128 streams from each of 80 addresses, each in a network of its
+    // own: more than the console has places for, streams or connections.
+    let addresses = 80_usize;
+    let per_address = (open_file_limit().saturating_sub(1_024) / addresses).min(128);
+    let console = crate::process::Process::start(&["--demo", "--log", "warn"]).await;
+    let addr: std::net::SocketAddr = console
+        .root
+        .trim_start_matches("http://")
+        .parse()
+        .expect("an address");
+    let head = format!(
+        "GET {}{} HTTP/1.1\r\nHost: {addr}\r\n\r\n",
+        console.url.trim_start_matches(&console.root),
+        app::live::heartbeat::PATH
+    );
+    let flood = async {
+        let mut held = Vec::new();
+        for round in 0..per_address {
+            let opened = (0..addresses).map(|a| {
+                let head = head.clone();
+                async move {
+                    let socket = TcpSocket::new_v4().ok()?;
+                    let from =
+                        std::net::Ipv4Addr::new(127, 10 + (a / 200) as u8, (a % 200) as u8, 2);
+                    socket.bind((from, 0).into()).ok()?;
+                    let mut stream = socket.connect(addr).await.ok()?;
+                    stream.write_all(head.as_bytes()).await.ok()?;
+                    Some(stream)
+                }
+            });
+            held.extend(
+                futures_util::future::join_all(opened)
+                    .await
+                    .into_iter()
+                    .flatten(),
+            );
+            if round % 16 == 15 {
+                tokio::task::yield_now().await;
+            }
+        }
+        held
+    };
+    // Throughout, and for a while after: a health check within 1 s and a
+    // page within 2 s, from addresses that hold nothing.
+    let health = client_from([127, 200, 0, 1], Duration::from_secs(1));
+    let pages = client_from([127, 201, 0, 1], Duration::from_secs(2));
+    let probe = async |until: std::time::Instant, failures: &mut Vec<String>| {
+        let mut probes = 0;
+        while std::time::Instant::now() < until {
+            probes += 1;
+            match health.get(format!("{}/healthz", console.root)).send().await {
+                Ok(r) if r.status() == 200 => {}
+                other => failures.push(format!("/healthz: {other:?}")),
+            }
+            match pages.get(format!("{}/nodes", console.url)).send().await {
+                Ok(r) if r.status() == 200 => {}
+                other => failures.push(format!("a page: {:?}", other.map(|r| r.status()))),
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        probes
+    };
+    let mut failures = Vec::new();
+    let start = std::time::Instant::now();
+    let (held, _) = {
+        let flood = std::pin::pin!(flood);
+        let mut during = Vec::new();
+        let both =
+            futures_util::future::join(flood, probe(start + Duration::from_secs(4), &mut during))
+                .await;
+        failures.extend(during);
+        both
+    };
+    let opened = held.len();
+    let after = probe(
+        std::time::Instant::now() + Duration::from_secs(6),
+        &mut failures,
+    )
+    .await;
+    assert!(after > 5, "the probes ran {after} times");
+    assert!(
+        failures.is_empty(),
+        "{} failed: {failures:#?}",
+        failures.len()
+    );
+    // The crowd was real: it opened its connections and holds streams.
+    assert!(
+        opened >= addresses * per_address * 9 / 10,
+        "{opened} connections opened"
+    );
+    let streams = crate::journal_console::metric(&console, "llmgw_console_change_streams_open")
+        .await
+        .expect("the metric");
+    assert!(streams >= 1_000.0, "{streams} streams held by the crowd");
+    drop(held);
 }
