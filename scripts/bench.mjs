@@ -924,6 +924,58 @@ async function eventsFiltered(url, on) {
   }
 }
 
+/** Node pages while 8 clients read the events page of a 1,000,000-record
+ * journal for rare kinds, each ask from another record back (`before=`),
+ * so that no answer is shared: the events page's reads must not take the
+ * turns, nor the connection, that other pages and recording need. */
+async function eventsLoad() {
+  const dir = tempDir('llmgw-bench-events-');
+  const made = await consoleFor(await simulator(0), ['--data-dir', dir]);
+  await waitFor(`${made.url}/events`);
+  stopAll();
+  fillJournal(dir, 30, Math.ceil(1_000_000 / 30));
+  const sim = await simulator(5000);
+  const ids = JSON.parse(await getText(`${sim}/api/v1/nodes`)).map((n) => n.id);
+  const c = await startOn(sim, ['--data-dir', dir]);
+  const nodePages = async () => {
+    const times = [];
+    for (let i = 0; i < 41; i++) {
+      const r = await request(`${c.url}/nodes/${encodeURIComponent(ids[(i * 97) % ids.length])}`);
+      if (r.status !== 200) throw new Error(`a node page: ${r.status}`);
+      times.push(r.ms);
+    }
+    return times;
+  };
+  await nodePages();
+  const quiet = await nodePages();
+  report('a node page, 5,000 nodes, 1,000,000 records, no other load, median', `${median(quiet).toFixed(1)} ms`, '');
+  // Rare kinds, then filters that make the database read far: a common
+  // kind before the journal began, a node that is not there.
+  const loads = [
+    ['rare kinds', ['kind=attempt', 'kind=replica_failed', 'kind=node_silent', 'kind=below_minimum']],
+    ['costly filters', ['kind=node_state&until=40d', 'kind=attempt&until=29d', 'kind=node_state&since=1m&until=40d',
+      'kind=replica_failed&since=30d&until=29d&node=gpu-00001']],
+  ];
+  for (const [label, filters] of loads) {
+    let running = true;
+    let asked = 0;
+    const clients = Array.from({ length: 8 }, async (_, k) => {
+      for (let i = 0; running; i++) {
+        const before = 1 + Math.floor(Math.random() * 1_000_000);
+        await request(`${c.url}/events?${filters[(i + k) % filters.length]}&before=${before}`);
+        asked++;
+      }
+    });
+    await sleep(1000);
+    const loaded = await nodePages();
+    running = false;
+    await Promise.all(clients);
+    report(`  the same while 8 clients read /events, ${label}, median`, `${median(loaded).toFixed(1)} ms`, '≤ 50 ms', median(loaded) <= 50);
+    report(`    p99; /events answered meanwhile`, `${p99(loaded).toFixed(0)} ms; ${asked}`, '');
+  }
+  stopAll();
+}
+
 /** The kinds of records in a month of a 5,000-node cluster, each as often
  * as its weight (of 100): what the journals the bench fills are made of. */
 const CHURN = [['node_state', 30], ['gpu_unhealthy', 5], ['gpu_healthy', 5], ['node_silent', 3], ['node_reporting', 3],
@@ -1098,7 +1150,7 @@ async function journal() {
   report('30 days of a 5,000-node cluster (2,000 records a day) on disk', mb(statSync(resolve(month, 'journal.db')).size), 'recorded');
 }
 
-const PARTS = { sizes, pages, viewers, latency, memory, browser, tab, holds, scale, clusters, data, journal, 'journal-postgres': journalPostgres, quiet };
+const PARTS = { sizes, pages, viewers, latency, memory, browser, tab, holds, scale, clusters, data, journal, 'events-load': eventsLoad, 'journal-postgres': journalPostgres, quiet };
 // An hour long: measured when named, not by every `make bench`.
 const ONLY_NAMED = ['quiet'];
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('--'));

@@ -228,6 +228,8 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
     };
     let kind = if draft.is_some() {
         Kind::Change
+    } else if reads_history(parts.uri.path()) {
+        Kind::History
     } else {
         Kind::Render
     };
@@ -407,6 +409,15 @@ fn peer_of(parts: &Parts) -> Option<IpAddr> {
         .extensions
         .get::<ConnectInfo<SocketAddr>>()
         .map(|ConnectInfo(addr)| addr.ip().to_canonical())
+}
+
+/// The events page and its function: reads of the journal whose filters
+/// the client chooses, and whose cost it therefore chooses too.
+fn reads_history(path: &str) -> bool {
+    path == app::site_map::EVENTS.path
+        || path
+            .strip_prefix(SERVER_FN_PREFIX)
+            .is_some_and(app::server_fns::reads_history)
 }
 
 fn too_many_streams() -> Response {

@@ -67,15 +67,20 @@ pub enum Kind {
     Render = 0,
     /// Attempts at a change.
     Change = 1,
+    /// Reads of the journal's history (the events page): one at a time, so
+    /// that however its filters are chosen, it takes neither the renders'
+    /// turns nor more than one core from the pages and the recording.
+    History = 2,
 }
 
 impl Kind {
-    pub const ALL: [Self; 2] = [Self::Render, Self::Change];
+    pub const ALL: [Self; 3] = [Self::Render, Self::Change, Self::History];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Render => "render",
             Self::Change => "change",
+            Self::History => "history",
         }
     }
 }
@@ -103,13 +108,14 @@ pub struct Turns {
     sizes: (usize, usize),
     renders: Arc<Semaphore>,
     changes: Arc<Semaphore>,
+    histories: Arc<Semaphore>,
     sending: Arc<Semaphore>,
     sending_limit: usize,
     /// Bytes waiting to be sent, by sender; one budget for all clusters.
     senders: Arc<Senders>,
-    /// Renders and changes waiting for a turn now, across every cluster's
+    /// Calls waiting for a turn now, by kind, across every cluster's
     /// budgets: what `/metrics` says.
-    waiting: Arc<[AtomicUsize; 2]>,
+    waiting: Arc<[AtomicUsize; 3]>,
 }
 
 /// Who an answer is for, as the send budget counts: an address (an IPv6
@@ -179,6 +185,7 @@ impl Turns {
             sizes: self.sizes,
             renders: Arc::new(Semaphore::new(self.sizes.0)),
             changes: Arc::new(Semaphore::new(self.sizes.1)),
+            histories: Arc::new(Semaphore::new(1)),
             sending: self.sending.clone(),
             sending_limit: self.sending_limit,
             senders: self.senders.clone(),
@@ -202,6 +209,7 @@ impl Turns {
             sizes,
             renders: Arc::new(Semaphore::new(sizes.0)),
             changes: Arc::new(Semaphore::new(sizes.1)),
+            histories: Arc::new(Semaphore::new(1)),
             sending: Arc::new(Semaphore::new(sending_limit)),
             sending_limit,
             senders: Arc::new(Senders {
@@ -234,6 +242,7 @@ impl Turns {
         let budget = match kind {
             Kind::Render => &self.renders,
             Kind::Change => &self.changes,
+            Kind::History => &self.histories,
         };
         let waiting = Waiting::on(&self.waiting[kind as usize]);
         let turn = budget.clone().acquire_owned().await;
@@ -401,6 +410,33 @@ mod tests {
         )
         .await;
         assert!(change.is_ok(), "a change waited behind a render");
+    }
+
+    #[tokio::test]
+    async fn reads_of_the_history_take_one_turn_and_none_of_the_renders() {
+        let turns = Turns::new(1, 1, SENDING_LIMIT);
+        let mut held = Vec::new();
+        for _ in 0..2 {
+            let (hold, wait) = tokio::sync::oneshot::channel::<()>();
+            let busy = turns.clone();
+            tokio::spawn(async move {
+                busy.run(Kind::History, None, async move {
+                    let _ = wait.await;
+                    answer("a month of records")
+                })
+                .await
+            });
+            held.push(hold);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(turns.waiting(Kind::History), 1, "two reads at once");
+        let page = tokio::time::timeout(
+            Duration::from_secs(5),
+            turns.run(Kind::Render, None, async { answer("a node") }),
+        )
+        .await;
+        assert!(page.is_ok(), "a page waited behind reads of the history");
+        drop(held);
     }
 
     #[tokio::test]

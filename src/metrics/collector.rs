@@ -152,7 +152,7 @@ impl Collector for ConsoleCollector {
         gauges(
             e,
             "llmgw_console_turns_waiting",
-            "Renders and changes waiting for a turn to be made",
+            "Renders, changes and reads of the journal's history waiting for a turn to be made",
             Kind::ALL.map(|k| -> (ClusterLabel, i64) {
                 ([("kind", k.as_str())], self.turns.waiting(k) as i64)
             }),

@@ -45,6 +45,14 @@ pub fn is_console_wide(endpoint: &str) -> bool {
     CONSOLE_WIDE.contains(&endpoint)
 }
 
+/// The functions that read the journal's history with filters the client
+/// chooses: they take turns of their own (one at a time), not the renders'.
+pub const HISTORY: [&str; 1] = ["list_events"];
+
+pub fn reads_history(endpoint: &str) -> bool {
+    HISTORY.contains(&endpoint)
+}
+
 pub fn is_read(endpoint: &str) -> bool {
     READS.contains(&endpoint)
 }

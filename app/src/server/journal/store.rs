@@ -114,9 +114,66 @@ impl LastWrite {
 #[derive(Clone, Debug)]
 pub struct JournalStore {
     pool: AnyPool,
+    /// Where the pages' reads of the history go: on SQLite a connection of
+    /// their own, which may not write; on PostgreSQL the same pool.
+    readers: AnyPool,
     backend: Backend,
     /// Beside an SQLite journal, the file the recording console locks.
     lock_file: Option<std::path::PathBuf>,
+}
+
+/// The journal's connections: a pool that records (`reads_only` false), or
+/// one that only reads, as the pages do.
+fn pool_options(backend: Backend, reads_only: bool) -> AnyPoolOptions {
+    AnyPoolOptions::new()
+        .max_connections(match backend {
+            // One writer at a time anyway, and each connection is a
+            // thread of its own whose allocations stay with it: one.
+            Backend::Sqlite => 1,
+            Backend::Postgres => 4,
+        })
+        .acquire_timeout(Duration::from_secs(5))
+        .after_connect(move |conn, _| {
+            Box::pin(async move {
+                if backend == Backend::Postgres {
+                    // A console cut off from the server must not hold
+                    // what the others wait for: a transaction it left
+                    // open (the lease's row locked) ends after 10 s of
+                    // silence, and its session, with the presence lock,
+                    // once keepalives go unanswered (about 25 s).
+                    // A statement past its time is ended by the server
+                    // as the console gives up on it (see `write`).
+                    let statements = format!(
+                        "SET statement_timeout = '{}'",
+                        statement_timeout(Some(ANSWER_WITHIN))
+                    );
+                    for setting in [
+                        "SET idle_in_transaction_session_timeout = '10s'",
+                        "SET tcp_keepalives_idle = 10",
+                        "SET tcp_keepalives_interval = 5",
+                        "SET tcp_keepalives_count = 3",
+                        &statements,
+                    ] {
+                        conn.execute(setting).await?;
+                    }
+                }
+                if backend == Backend::Sqlite {
+                    // Survives a kill mid-write: the log is replayed at
+                    // the next open, losing at most the last transaction.
+                    conn.execute("PRAGMA journal_mode = WAL").await?;
+                    conn.execute("PRAGMA synchronous = NORMAL").await?;
+                    conn.execute("PRAGMA busy_timeout = 5000").await?;
+                    // SQLite's default page cache is 2 MiB a connection:
+                    // the journal is written in batches and read by
+                    // index, and the console's memory has a budget.
+                    conn.execute("PRAGMA cache_size = -512").await?;
+                    if reads_only {
+                        conn.execute("PRAGMA query_only = ON").await?;
+                    }
+                }
+                Ok(())
+            })
+        })
 }
 
 impl JournalStore {
@@ -134,52 +191,7 @@ impl JournalStore {
                 redacted(url)
             )));
         };
-        let pool = AnyPoolOptions::new()
-            .max_connections(match backend {
-                // One writer at a time anyway, and each connection is a
-                // thread of its own whose allocations stay with it: one.
-                Backend::Sqlite => 1,
-                Backend::Postgres => 4,
-            })
-            .acquire_timeout(Duration::from_secs(5))
-            .after_connect(move |conn, _| {
-                Box::pin(async move {
-                    if backend == Backend::Postgres {
-                        // A console cut off from the server must not hold
-                        // what the others wait for: a transaction it left
-                        // open (the lease's row locked) ends after 10 s of
-                        // silence, and its session, with the presence lock,
-                        // once keepalives go unanswered (about 25 s).
-                        // A statement past its time is ended by the server
-                        // as the console gives up on it (see `write`).
-                        let statements = format!(
-                            "SET statement_timeout = '{}'",
-                            statement_timeout(Some(ANSWER_WITHIN))
-                        );
-                        for setting in [
-                            "SET idle_in_transaction_session_timeout = '10s'",
-                            "SET tcp_keepalives_idle = 10",
-                            "SET tcp_keepalives_interval = 5",
-                            "SET tcp_keepalives_count = 3",
-                            &statements,
-                        ] {
-                            conn.execute(setting).await?;
-                        }
-                    }
-                    if backend == Backend::Sqlite {
-                        // Survives a kill mid-write: the log is replayed at
-                        // the next open, losing at most the last transaction.
-                        conn.execute("PRAGMA journal_mode = WAL").await?;
-                        conn.execute("PRAGMA synchronous = NORMAL").await?;
-                        conn.execute("PRAGMA busy_timeout = 5000").await?;
-                        // SQLite's default page cache is 2 MiB a connection:
-                        // the journal is written in batches and read by
-                        // index, and the console's memory has a budget.
-                        conn.execute("PRAGMA cache_size = -512").await?;
-                    }
-                    Ok(())
-                })
-            })
+        let pool = pool_options(backend, false)
             .connect(url)
             .await
             .map_err(|e| StoreError(format!("{}: {e}", redacted(url))))?;
@@ -187,12 +199,22 @@ impl JournalStore {
             Backend::Sqlite => sqlite_path(url).map(|p| format!("{p}-recorder.lock").into()),
             Backend::Postgres => None,
         };
-        let store = Self {
+        let mut store = Self {
+            readers: pool.clone(),
             pool,
             backend,
             lock_file,
         };
         store.create_schema().await?;
+        if backend == Backend::Sqlite {
+            // The pages' reads of the history on a connection of their own:
+            // however their filters are chosen, recording never waits
+            // behind one (the file's WAL lets one read while one writes).
+            store.readers = pool_options(backend, true)
+                .connect(url)
+                .await
+                .map_err(|e| StoreError(format!("{}: {e}", redacted(url))))?;
+        }
         Ok(store)
     }
 
@@ -420,7 +442,8 @@ impl JournalStore {
         .await
     }
 
-    /// The newest `limit` records that `filter` lets through, newest first.
+    /// The newest `limit` records that `filter` lets through, newest first,
+    /// read on the pages' own connection.
     pub async fn read(
         &self,
         filter: &EventFilter,
@@ -492,7 +515,7 @@ impl JournalStore {
             query = query.bind(value);
         }
         query = query.bind(i64::from(limit));
-        let rows = query.fetch_all(&self.pool).await?;
+        let rows = query.fetch_all(&self.readers).await?;
         Ok(rows.iter().filter_map(event_of).collect())
         })
         .await
