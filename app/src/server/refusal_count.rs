@@ -9,6 +9,10 @@
 //!   once, then one a second ([`PER_SECOND`]); past that they are counted
 //!   by action and reason, with the first few addresses, and written as
 //!   one summary a minute ([`SUMMARY_EVERY`]) that says it summarises.
+//! - At most [`DAILY`] refusal records a day (UTC) are written; past that
+//!   every refusal is summarised, one summary an hour of each kind
+//!   ([`SUMMARY_PAST_DAILY`]), which says so. So a flood that lasts for
+//!   days grows the file and the journal by a bounded amount a day.
 //!
 //! The counts add up: every refusal is in exactly one record's `times`.
 
@@ -24,6 +28,12 @@ pub const PER_SECOND: f64 = 1.0;
 
 /// How long refusals past the rate are gathered into one summary.
 pub const SUMMARY_EVERY: u64 = 60;
+
+/// Refusal records written in a day, past which every refusal is summarised.
+pub const DAILY: u64 = 10_000;
+
+/// How long refusals are gathered into one summary once [`DAILY`] is spent.
+pub const SUMMARY_PAST_DAILY: u64 = 3_600;
 
 /// Addresses a summary names; the rest are counted.
 const SUMMARY_PEERS: usize = 8;
@@ -53,6 +63,8 @@ struct Summary {
     peers: Vec<String>,
     /// Refusals from addresses past the first [`SUMMARY_PEERS`].
     from_others: u64,
+    /// Begun once the day's records were spent: gathered for an hour.
+    past_daily: bool,
     record: AuditRecord,
 }
 
@@ -64,6 +76,9 @@ pub struct Refusals {
     bucket: f64,
     bucket_at: u64,
     summaries: HashMap<(String, String), Summary>,
+    /// The day (UTC, days since 1970) and the records written in it.
+    day: u64,
+    written_today: u64,
 }
 
 impl Default for Refusals {
@@ -73,6 +88,8 @@ impl Default for Refusals {
             bucket: BURST,
             bucket_at: 0,
             summaries: HashMap::new(),
+            day: 0,
+            written_today: 0,
         }
     }
 }
@@ -96,6 +113,27 @@ impl Refusals {
     /// (it, or nothing; and the counts of every peer, when too many were
     /// being counted).
     pub fn take(&mut self, record: AuditRecord, now: u64) -> Vec<AuditRecord> {
+        let out = self.take_counting(record, now);
+        self.wrote(&out, now)
+    }
+
+    /// Counts `records` in the day's records, as they go to be written.
+    fn wrote(&mut self, records: &[AuditRecord], now: u64) -> Vec<AuditRecord> {
+        let day = now / 86_400;
+        if day != self.day {
+            self.day = day;
+            self.written_today = 0;
+        }
+        self.written_today += records.len() as u64;
+        records.to_vec()
+    }
+
+    /// Whether the day's refusal records are spent.
+    fn spent(&self, now: u64) -> bool {
+        now / 86_400 == self.day && self.written_today >= DAILY
+    }
+
+    fn take_counting(&mut self, record: AuditRecord, now: u64) -> Vec<AuditRecord> {
         let key = key_of(&record);
         if let Some(counted) = self.repeats.get_mut(&key)
             && counted.second == now
@@ -110,7 +148,7 @@ impl Refusals {
         let elapsed = now.saturating_sub(self.bucket_at) as f64;
         self.bucket = (self.bucket + elapsed * PER_SECOND).min(BURST);
         self.bucket_at = now;
-        if self.bucket < 1.0 {
+        if self.bucket < 1.0 || self.spent(now) {
             self.summarise(record, now);
             return Vec::new();
         }
@@ -142,6 +180,7 @@ impl Refusals {
         if !self.summaries.contains_key(&kind) && self.summaries.len() >= SUMMARIES {
             kind = (String::new(), OTHER_REFUSALS.to_string());
         }
+        let past_daily = self.spent(now);
         self.summaries
             .entry(kind)
             .or_insert_with(|| Summary {
@@ -149,6 +188,7 @@ impl Refusals {
                 count: 0,
                 peers: Vec::new(),
                 from_others: 0,
+                past_daily,
                 record,
             })
             .add(&peer);
@@ -173,6 +213,11 @@ impl Refusals {
         if self.repeats.is_empty() && self.summaries.is_empty() {
             return Vec::new();
         }
+        let out = self.due_counting(now);
+        self.wrote(&out, now)
+    }
+
+    fn due_counting(&mut self, now: u64) -> Vec<AuditRecord> {
         let mut out = Vec::new();
         let ended: Vec<_> = self
             .repeats
@@ -186,7 +231,7 @@ impl Refusals {
         let ended: Vec<_> = self
             .summaries
             .iter()
-            .filter(|(_, s)| s.since + SUMMARY_EVERY <= now)
+            .filter(|(_, s)| s.since + s.every() <= now)
             .map(|(k, _)| k.clone())
             .collect();
         for key in ended {
@@ -209,6 +254,14 @@ impl Repeats {
 }
 
 impl Summary {
+    fn every(&self) -> u64 {
+        if self.past_daily {
+            SUMMARY_PAST_DAILY
+        } else {
+            SUMMARY_EVERY
+        }
+    }
+
     fn add(&mut self, peer: &str) {
         self.count += 1;
         if self.peers.iter().any(|p| p == peer) {
@@ -234,8 +287,13 @@ impl Summary {
         record.target.clear();
         record.client_left = false;
         record.times = self.count;
+        let past = if self.past_daily {
+            format!("once the day's {DAILY} refusal records were written")
+        } else {
+            "past the audit's rate".to_string()
+        };
         record.reason = Some(format!(
-            "{reason} (summarised: {} refusals like it in {} s past the audit's rate, from {from})",
+            "{reason} (summarised: {} refusals like it in {} s {past}, from {from})",
             self.count,
             now.saturating_sub(self.since)
         ));
@@ -366,5 +424,38 @@ mod tests {
         assert_eq!(counted(&written), (BURST as usize + SUMMARIES + 50) as u64);
         assert_eq!(written.len(), BURST as usize + SUMMARIES + 1);
         assert!(written.iter().any(|r| r.action == OTHER_REFUSALS));
+    }
+
+    #[test]
+    fn a_flood_that_lasts_a_day_writes_a_bounded_number_of_records() {
+        let mut refusals = Refusals::default();
+        let mut written = 0_usize;
+        let mut counted_all = 0_u64;
+        let mut sent = 0_u64;
+        let start = 86_400 * 20_000;
+        // Every second of a day, three refusals of a kind new each time
+        // (another reason, another address): the most the rate lets by.
+        for second in 0..86_400_u64 {
+            let now = start + second;
+            let mut out = refusals.due(now);
+            for i in 0..3 {
+                let why = format!("why {}", (second * 3 + i) % 50);
+                out.extend(refusals.take(refusal(&format!("10.{i}.0.1"), &why), now));
+                sent += 1;
+            }
+            written += out.len();
+            counted_all += counted(&out);
+        }
+        let rest = refusals.all();
+        written += rest.len();
+        counted_all += counted(&rest);
+        assert_eq!(counted_all, sent, "every refusal is counted once");
+        // The day's records, then one summary an hour of each kind.
+        let bound = DAILY as usize + 24 * (SUMMARIES + 1) + 100;
+        assert!(written <= bound, "{written} records of {sent} refusals");
+        // The next day the rate writes one by one again.
+        let tomorrow = start + 86_400 + 5;
+        let next = refusals.take(refusal("10.9.0.1", "tomorrow"), tomorrow);
+        assert_eq!(next.len(), 1);
     }
 }
