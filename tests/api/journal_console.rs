@@ -729,6 +729,51 @@ fn limit_file_size(process: &Process, bytes: Option<u64>) {
 }
 
 #[tokio::test]
+async fn a_journal_with_little_room_left_keeps_recording() {
+    // Enough nodes that the states found at the start fill a log larger
+    // than the room left.
+    let simulator =
+        Process::simulator_of(&["--nodes", "5000", "--models", "200", "--seed", "7"]).await;
+    let Recording {
+        console,
+        store,
+        args: _,
+        _dir,
+    } = recording(&simulator, "journal-little-room").await;
+    until("the states found at the start are written", async || {
+        (count(&store, EventKind::NodeSeen).await > 0).then_some(())
+    })
+    .await;
+    // No file of the journal may grow past 448 KiB, as on a disk with
+    // little room: a log that grows to SQLite's 4 MB before it is folded
+    // into the file stops every write, for good.
+    limit_file_size(&console, Some(448 * 1024));
+    let node = nodes_in(&simulator, "ready").await.remove(0);
+    for state in ["cordoned", "ready", "cordoned"] {
+        set_state_upstream(&simulator, &node, state).await;
+        until("the change is recorded", async || {
+            let newest = of_node(&store, &node)
+                .await
+                .into_iter()
+                .filter(|e| e.kind == EventKind::NodeState)
+                .max_by_key(|e| e.id)?;
+            (newest.after.as_deref() == Some(state)).then_some(())
+        })
+        .await;
+    }
+    let readyz = http()
+        .get(format!("{}/readyz", console.root))
+        .send()
+        .await
+        .expect("answers")
+        .text()
+        .await
+        .expect("text");
+    assert!(!readyz.contains("not written"), "{readyz}");
+    assert_eq!(store.integrity().await.expect("checks"), "ok");
+}
+
+#[tokio::test]
 async fn a_journal_that_may_grow_no_further_is_said_and_caught_up_when_it_can() {
     let simulator = Process::simulator().await;
     let Recording {

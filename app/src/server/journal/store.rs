@@ -169,6 +169,17 @@ fn pool_options(backend: Backend, reads_only: bool) -> AnyPoolOptions {
                     conn.execute("PRAGMA cache_size = -512").await?;
                     if reads_only {
                         conn.execute("PRAGMA query_only = ON").await?;
+                    } else {
+                        // The log is folded into the file every 64 pages
+                        // (SQLite's default is 1,000: 4 MB) and cut back
+                        // to 1 MiB after, so a disk with little room left
+                        // still holds it. A write that failed closes its
+                        // connection (see `write`); the next one starts by
+                        // folding the log in and cutting it to nothing,
+                        // which gives back the room a failed write needs.
+                        conn.execute("PRAGMA wal_autocheckpoint = 64").await?;
+                        conn.execute("PRAGMA journal_size_limit = 1048576").await?;
+                        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").await?;
                     }
                 }
                 Ok(())
