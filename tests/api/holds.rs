@@ -515,8 +515,8 @@ fn client_from(from: [u8; 4], timeout: Duration) -> reqwest::Client {
 }
 
 #[tokio::test]
-async fn a_crowd_of_change_streams_from_many_networks_keeps_no_one_out() {
-    // 128 streams from each of 80 addresses, each in a network of its
+async fn a_crowd_of_streams_and_half_sent_heads_from_many_networks_keeps_no_one_out() {
+    // 128 connections from each of 80 addresses, each in a network of its
     // own: more than the console has places for, streams or connections.
     let addresses = 80_usize;
     let per_address = (open_file_limit().saturating_sub(1_024) / addresses).min(128);
@@ -531,11 +531,18 @@ async fn a_crowd_of_change_streams_from_many_networks_keeps_no_one_out() {
         console.url.trim_start_matches(&console.root),
         app::live::heartbeat::PATH
     );
+    // Half the addresses hold change streams; the other half hold heads
+    // they never finish, as a crowd that renews them before their time.
+    let half_head = format!("GET /nodes HTTP/1.1\r\nHost: {addr}\r\nX-Wait: ");
     let flood = async {
         let mut held = Vec::new();
         for round in 0..per_address {
             let opened = (0..addresses).map(|a| {
-                let head = head.clone();
+                let head = if a % 2 == 0 {
+                    head.clone()
+                } else {
+                    half_head.clone()
+                };
                 async move {
                     let socket = TcpSocket::new_v4().ok()?;
                     let from =
