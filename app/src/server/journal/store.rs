@@ -140,7 +140,8 @@ fn pool_options(backend: Backend, reads_only: bool) -> AnyPoolOptions {
                     // what the others wait for: a transaction it left
                     // open (the lease's row locked) ends after 10 s of
                     // silence, and its session, with the presence lock,
-                    // once keepalives go unanswered (about 25 s).
+                    // once keepalives go unanswered or its answer stays
+                    // unacknowledged (about 25 s).
                     // A statement past its time is ended by the server
                     // as the console gives up on it (see `write`).
                     let statements = format!(
@@ -156,6 +157,12 @@ fn pool_options(backend: Backend, reads_only: bool) -> AnyPoolOptions {
                     ] {
                         conn.execute(setting).await?;
                     }
+                    // Keepalives are not sent while the server's answer is
+                    // unacknowledged: a cut mid-answer would hold the
+                    // session for the kernel's retransmissions (about 15
+                    // minutes). Data unacknowledged for 25 s ends it too.
+                    // PostgreSQL 12 has it; an older server goes without.
+                    let _ = conn.execute("SET tcp_user_timeout = 25000").await;
                 }
                 if backend == Backend::Sqlite {
                     // Survives a kill mid-write: the log is replayed at
@@ -179,7 +186,10 @@ fn pool_options(backend: Backend, reads_only: bool) -> AnyPoolOptions {
                         // which gives back the room a failed write needs.
                         conn.execute("PRAGMA wal_autocheckpoint = 64").await?;
                         conn.execute("PRAGMA journal_size_limit = 1048576").await?;
-                        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").await?;
+                        // Another console may hold the file's write lock
+                        // past the busy timeout: then the log is folded in
+                        // later, and the connection serves all the same.
+                        let _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").await;
                     }
                 }
                 Ok(())
