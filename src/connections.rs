@@ -22,8 +22,7 @@
 //! - Open pages' change streams have places of their own, per peer, per
 //!   network and in all, half as many as connections; past half of those,
 //!   a new stream lasts minutes rather than half an hour. Behind a trusted
-//!   proxy they are counted per user, once the request names one, and the
-//!   proxy's own connections are bounded only in all.
+//!   proxy they are counted per user, once the request names one.
 
 use std::io;
 use std::net::SocketAddr;
@@ -40,7 +39,6 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tower::ServiceExt;
 
-use ipnet::IpNet;
 use tokio::sync::watch;
 
 use crate::places::{Bounds, Place, Places, network_of};
@@ -129,13 +127,11 @@ Content-Type: text/plain; charset=utf-8\r\nContent-Length: 55\r\n\r\n\
 too many connections to the console; try again shortly\n";
 
 /// Serves `app` on `listener` until `shutdown` resolves, then lets open
-/// answers finish for a few seconds. Connections from `trusted` proxies
-/// carry everyone behind them, and are bounded only in all.
+/// answers finish for a few seconds.
 pub async fn serve(
     listener: TcpListener,
     app: Router,
     limits: Limits,
-    trusted: Vec<IpNet>,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
     let places = Places::new(Bounds {
@@ -171,12 +167,10 @@ pub async fn serve(
             () = &mut shutdown => break,
         };
         let ip = peer.ip().to_canonical();
-        let taken = if trusted.iter().any(|net| net.contains(&ip)) {
-            places.take_bounded_in_all(ip, ip)
-        } else {
-            places.take(network_of(ip), ip)
-        };
-        let Some(place) = taken else {
+        // A trusted proxy's connections are bounded like any other's: the
+        // default trusts loopback, and every local client would otherwise
+        // be bounded only in all.
+        let Some(place) = places.take(network_of(ip), ip) else {
             refuse(stream, &refusing);
             continue;
         };

@@ -117,18 +117,6 @@ impl<G: Eq + Hash + Clone, K: Eq + Hash + Clone> Places<G, K> {
         self.take_within(group, key, self.inner.bounds)
     }
 
-    /// A place bounded only in all: for a trusted proxy, whose one
-    /// address carries everyone behind it.
-    pub fn take_bounded_in_all(&self, group: G, key: K) -> Option<Place<G, K>> {
-        let in_all = self.inner.bounds.in_all;
-        let bounds = Bounds {
-            per_key: in_all,
-            per_group: in_all,
-            in_all,
-        };
-        self.take_within(group, key, bounds)
-    }
-
     fn take_within(&self, group: G, key: K, bounds: Bounds) -> Option<Place<G, K>> {
         let mut taken = self.lock();
         let (in_group, by_key) = taken.groups.get(&group).map_or((0, 0), |g| {

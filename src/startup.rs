@@ -182,8 +182,7 @@ pub async fn run_console(settings: Settings) -> Result<(), String> {
     survive_file_size_limits();
     let limits = Limits::for_this_process();
     let app = router(context, hosts, limits.stream_places());
-    let trusted = settings.trusted_proxies.clone();
-    connections::serve(listener, app, limits, trusted, async move {
+    connections::serve(listener, app, limits, async move {
         shutdown_signal().await;
         // Open pages' update streams would hold the shutdown up for good.
         for feed in feeds {

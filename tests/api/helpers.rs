@@ -363,7 +363,7 @@ pub fn spawn_console_limited(context: ConsoleContext, limits: Limits) -> String 
             AllowedHosts::new(SocketAddr::from(([127, 0, 0, 1], 0)), &[]),
             limits.stream_places(),
         );
-        connections::serve(listener, app, limits, Vec::new(), std::future::pending())
+        connections::serve(listener, app, limits, std::future::pending())
     });
     format!("http://{addr}")
 }
