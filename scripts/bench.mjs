@@ -218,6 +218,49 @@ async function pages() {
   }
 }
 
+/** A fresh page while the admin API fails, each way an outage looks:
+ * hanging (slow), refusing connections (down), answering 500. Every page
+ * was read once before; each is then loaded anew a refresh period into
+ * the fault. The page must come at once, with the last rows, marked
+ * stale. */
+async function outage() {
+  const sim = await simulator(1000);
+  const { url } = await consoleFor(sim, ['--refresh-seconds', '1']);
+  const first = async (list) => JSON.parse(await getText(`${sim}/api/v1/${list}`))[0];
+  const node = `/nodes/${encodeURIComponent((await first('nodes')).id)}`;
+  const model = `/models/${encodeURIComponent((await first('models')).name)}/placement`;
+  const paths = [['/nodes', 'data-node='], ['/', 'data-node='], ['/models', 'data-model='], [node, 'class="facts"'], [model, 'rejections']];
+  const fault = (body) => request(`${sim}/_simulator/fault`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+  for (const [name, body] of [
+    ['hangs', { fault: 'slow', delay_seconds: 30 }],
+    ['answers 500', { fault: 'error-envelope' }],
+    ['refuses connections', { fault: 'down', for_seconds: 8 }],
+  ]) {
+    for (const [path] of paths) await request(`${url}${path}`);
+    await new Promise((r) => setTimeout(r, 1200));
+    await fault(body);
+    await new Promise((r) => setTimeout(r, 1200));
+    let worst = 0;
+    let whole = true;
+    for (const [path, mark] of paths) {
+      const started = performance.now();
+      const text = await getText(`${url}${path}`);
+      worst = Math.max(worst, performance.now() - started);
+      if (!text.includes(mark) || !text.includes('live-status stale')) {
+        whole = false;
+        console.log(`  ${path} while the admin API ${name}: not the last rows marked stale`);
+      }
+    }
+    report(`a fresh page while the admin API ${name}, slowest of 5`, `${worst.toFixed(0)} ms`, '≤ 2000 ms', worst <= 2000 && whole);
+    if (body.fault === 'down') await new Promise((r) => setTimeout(r, 8500));
+    else await fault({ fault: 'none' });
+    await waitFor(`${sim}/api/v1/models`);
+  }
+  stopAll();
+}
+
 /** Upstream calls per list while 100 viewers load /nodes at once. */
 async function viewers() {
   const sim = await simulator(1000);
@@ -1150,7 +1193,7 @@ async function journal() {
   report('30 days of a 5,000-node cluster (2,000 records a day) on disk', mb(statSync(resolve(month, 'journal.db')).size), 'recorded');
 }
 
-const PARTS = { sizes, pages, viewers, latency, memory, browser, tab, holds, scale, clusters, data, journal, 'events-load': eventsLoad, 'journal-postgres': journalPostgres, quiet };
+const PARTS = { sizes, pages, outage, viewers, latency, memory, browser, tab, holds, scale, clusters, data, journal, 'events-load': eventsLoad, 'journal-postgres': journalPostgres, quiet };
 // An hour long: measured when named, not by every `make bench`.
 const ONLY_NAMED = ['quiet'];
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('--'));

@@ -53,15 +53,38 @@ pub async fn cluster_scope(
     next.run(req).await
 }
 
-/// The id of an address that names a cluster this console does not show.
-#[derive(Clone, Debug)]
-pub struct UnknownCluster(pub String);
+pub use app::server::clusters::UnknownCluster;
+
+/// Where a page of a cluster this console does not show is rendered: no
+/// route has this path, so the app's own not-found page answers, in its
+/// layout, listing the clusters there are.
+pub const NO_SUCH_CLUSTER_PAGE: &str = "/.no-such-cluster";
+
+/// Makes `parts` the console's not-found page about `UnknownCluster`.
+pub fn to_not_found_page(parts: &mut axum::http::request::Parts) {
+    if let Ok(page) = NO_SUCH_CLUSTER_PAGE.parse::<Uri>() {
+        parts.extensions.insert(OriginalUri(page.clone()));
+        parts.uri = page;
+    }
+}
 
 /// Where a read of an address that names no cluster goes, when it is a
 /// cluster's page: the first cluster's page.
 pub fn moved_here(method: &Method, uri: &Uri, clusters: &Clusters) -> Option<Response> {
     let is_read = matches!(*method, Method::GET | Method::HEAD);
     let path = uri.path();
+    let listed = uri
+        .query()
+        .is_some_and(|q| q.split('&').any(|p| p.starts_with("clusters=")));
+    if is_read && path == "/wall" && clusters.are_several() && !listed {
+        // The wall of a console of several is every cluster's, side by side.
+        let every: Vec<&str> = clusters.iter().map(|c| c.tag.id.as_str()).collect();
+        let rest = uri.query().map(|q| format!("&{q}")).unwrap_or_default();
+        return Some(moved_to(&format!(
+            "/wall?clusters={}{rest}",
+            every.join(",")
+        )));
+    }
     (is_read && belongs_to_a_cluster(path, uri.query(), clusters.are_several())).then(|| {
         let query = uri.query().map(|q| format!("?{q}")).unwrap_or_default();
         moved_to(&format!("{}{path}{query}", clusters.first().tag.base()))

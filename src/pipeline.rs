@@ -44,7 +44,7 @@ use axum::response::{IntoResponse, Response};
 use futures_util::FutureExt;
 
 use crate::allowed_hosts::AllowedHosts;
-use crate::cluster_scope::{UnknownCluster, moved_here, no_such_cluster};
+use crate::cluster_scope::{UnknownCluster, moved_here, no_such_cluster, to_not_found_page};
 use crate::connections::{HeldStream, PeerStreams, StreamSlot};
 use crate::cross_origin;
 use crate::places::network_of;
@@ -112,7 +112,16 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
                 "it names a cluster this console does not show",
             );
         }
-        return no_such_cluster(id, &p.console.clusters);
+        // A page gets the console's own not-found page; anything else a
+        // sentence.
+        let read = matches!(
+            parts.method,
+            axum::http::Method::GET | axum::http::Method::HEAD
+        );
+        if !read || !matches!(call, Call::Page) {
+            return no_such_cluster(id, &p.console.clusters);
+        }
+        to_not_found_page(&mut parts);
     }
     if p.console.ui.cluster.is_none()
         && let Some(moved) = moved_here(&parts.method, &parts.uri, &p.console.clusters)

@@ -60,6 +60,15 @@ impl ConsoleState {
         // Read before the page reads any list, so the page's data is at
         // least as recent as this heartbeat.
         ui.rendered_at = ConsoleContext::heartbeat_of(&shown);
+        // A page shows the last good lists, marked stale, rather than wait
+        // for an admin API that does not answer; a server function called
+        // as data (a POST) is told the admin API's own word.
+        if parts
+            .as_ref()
+            .is_some_and(|p| p.method == axum::http::Method::GET)
+        {
+            provide_context(app::server::page_reads::PageReads::default());
+        }
         provide_context(console.cluster_base());
         provide_context(console);
         provide_context(ui);

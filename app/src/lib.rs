@@ -27,6 +27,7 @@ pub mod reasons;
 pub mod server;
 pub mod server_fns;
 pub mod site_map;
+pub mod staleness;
 pub mod table;
 pub mod tables;
 pub mod team_links;
@@ -89,9 +90,11 @@ pub fn App() -> impl IntoView {
         <Router>
             <TabPulse />
             <Shortcuts />
+            // The first thing Tab reaches: past the header's dozen links.
+            <a class="skip-link" href="#main">"Skip to the page"</a>
             <Header ui=ui.clone() />
             <JournalDown error=ui.journal_error.clone() />
-            <main>
+            <main id="main" tabindex="-1">
                 <Routes fallback=NotFound>
                     <Route path=site_map::OVERVIEW.route() view=Home ssr=SsrMode::Async />
                     <Route path=site_map::NODES.route() view=pages::NodesPage ssr=SsrMode::Async />
@@ -190,9 +193,15 @@ fn Header(ui: UiSettings) -> impl IntoView {
                     .into_any()
                 }}
                 {ui.cluster.clone().map(|current| view! {
-                    <components::ClusterSwitch current clusters=ui.clusters.clone() here=here.clone() />
+                    <components::ClusterSwitch
+                        current
+                        clusters=ui.clusters.clone()
+                        here=here.clone()
+                        admin_api=ui.admin_api.clone()
+                    />
                 })}
-                <span class="upstream" title="The llmgw admin API this page reads">
+                // Cut to fit; the whole address is its title.
+                <span class="upstream" title=format!("The llmgw admin API this page reads: {}", ui.admin_api)>
                     {in_one.then(|| ui.admin_api.clone())}
                 </span>
                 <span class="actor" title="Who llmgw records beside a change you make here">

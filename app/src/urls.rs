@@ -110,6 +110,17 @@ pub fn node_dialog(here: &str, action: &str, node: &str) -> String {
     with_params(here, &[("confirm", action), ("node", node)])
 }
 
+/// The id of the link that opens `action`'s dialog for `node`: where focus
+/// goes back when the dialog closes, by the fragment of its Cancel link.
+pub fn opener_id(action: &str, node: &str) -> String {
+    format!("{action}-{}", encode_component(node))
+}
+
+/// `back`, landing on the link that opened `action`'s dialog for `node`.
+pub fn back_to_opener(back: &str, action: &str, node: &str) -> String {
+    format!("{back}#{}", opener_id(action, node))
+}
+
 /// The collection dialog, for one node or (`None`) for every node, showing
 /// what the signed confirmation `token` covers (or, without one, offering
 /// to list it).

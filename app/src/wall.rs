@@ -458,6 +458,15 @@ impl Pulse {
         }
     }
 
+    /// The icon while the admin API does not answer: the last figures are
+    /// no longer news, and a calm icon would say all is well.
+    pub const UNREACHABLE_ICON: &'static str = "/favicon-unreachable.svg";
+
+    /// The tab's title while the admin API does not answer.
+    pub fn unreachable_title(page: &str) -> String {
+        format!("(!) {page} · llmgw console — admin API unreachable")
+    }
+
     /// The tab's title around a page's own: "(3) Nodes · llmgw console — 2
     /// models not serving, 1 below wanted".
     pub fn title(self, page: &str) -> String {

@@ -44,10 +44,32 @@ test('the overview shows every cluster, and each link keeps to its cluster', asy
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Nodes', exact: true }).click();
     await expect(page).toHaveURL(`${url}/c/us/nodes`);
   }
-  // Switching keeps the kind of page.
+  // Switching keeps the kind of page; the switch is a menu.
+  await page.locator('details.cluster-menu summary').click();
+  await expect(page.locator('.cluster-menu .upstream-in-menu')).toContainText('us reads http://127.0.0.1:');
   await page.locator('nav.cluster-switch').getByRole('link', { name: 'eu' }).click();
   await expect(page).toHaveURL(`${url}/c/eu/nodes`);
   await expect(page.locator('header.top .cluster-badge')).toHaveText('eu');
+});
+
+test('with two clusters the header fits from a phone to 4K: nothing scrolls sideways, every control is on screen', async ({ page }) => {
+  test.setTimeout(120_000);
+  const { url } = await twoClusters();
+  for (const width of [360, 768, 1024, 1280, 1366, 1440, 1920, 3840]) {
+    await page.setViewportSize({ width, height: 900 });
+    for (const path of ['/c/eu/', '/c/eu/nodes', '/c/us/models', '/c/eu/wall/setup', '/']) {
+      await page.goto(`${url}${path}`);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow, `${path} at ${width} px scrolls sideways by ${overflow}px`).toBeLessThanOrEqual(0);
+      for (const control of ['header.top .theme', 'header.top .brand', 'header.top summary', 'header.top button.copy']) {
+        const found = page.locator(control);
+        if ((await found.count()) === 0) continue;
+        const box = (await found.first().boundingBox())!;
+        expect(box, `${control} on ${path} at ${width} px`).not.toBeNull();
+        expect(box.x + box.width, `${control} on ${path} at ${width} px ends off screen`).toBeLessThanOrEqual(width);
+      }
+    }
+  }
 });
 
 test('a dialog names its cluster and its llmgw ctl line the admin API', async ({ page }) => {

@@ -57,7 +57,8 @@ test('Esc closes a dialog; ? lists the shortcuts and Esc closes that too', async
   await expect(page.getByRole('dialog')).toBeVisible();
   await page.keyboard.press('Escape');
   await expect(page.getByRole('dialog')).toHaveCount(0);
-  await expect(page).toHaveURL(/\/nodes$/);
+  // Back on the page, at the link that opens the dialog.
+  await expect(page).toHaveURL(new RegExp(`/nodes#drain-${encodeURIComponent(node!)}$`));
 
   await page.keyboard.press('?');
   const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });

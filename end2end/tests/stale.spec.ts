@@ -4,14 +4,20 @@ import { expect, freePort, withJs, recordHeartbeats, startOwn as start, stopOwn,
 // no other test.
 test.afterEach(stopOwn);
 
-test('when the admin API goes away the last data stays, marked stale, and recovers', async ({ page }, testInfo) => {
-  test.skip(!withJs(testInfo), 'without JavaScript the page does not refresh itself');
+/** A simulator and a console of its own, refreshing every second. */
+async function ownConsole() {
   const SIM = await freePort();
   const CONSOLE = await freePort();
   const simulator = start(['simulate', '--listen', `127.0.0.1:${SIM}`]);
   start(['--admin-api', `127.0.0.1:${SIM}`, '--listen', `127.0.0.1:${CONSOLE}`, '--refresh-seconds', '1']);
   await waitFor(`http://127.0.0.1:${SIM}/api/v1/nodes`);
   await waitFor(`http://127.0.0.1:${CONSOLE}/healthz`);
+  return { SIM, CONSOLE, simulator };
+}
+
+test('when the admin API goes away the last data stays, marked stale, and recovers', async ({ page }, testInfo) => {
+  test.skip(!withJs(testInfo), 'without JavaScript the page does not refresh itself');
+  const { SIM, CONSOLE, simulator } = await ownConsole();
 
   await recordHeartbeats(page);
   await page.goto(`http://127.0.0.1:${CONSOLE}/nodes`);
@@ -52,4 +58,36 @@ test('an admin API that answers errors keeps the last data on screen, marked sta
   expect((await fault({ fault: 'none' })).status).toBe(204);
   await expect(page.getByRole('alert')).toHaveCount(0, { timeout: 15_000 });
   await expect(page.locator(`tr[data-node="${first}"]`)).toBeVisible();
+});
+
+test('a page opened while the admin API is down shows the last rows at once, stale with their true age, and the tab says unreachable', async ({ page }, testInfo) => {
+  const { SIM, CONSOLE, simulator } = await ownConsole();
+  // The console reads the nodes once; then the admin API goes away.
+  const read = await (await fetch(`http://127.0.0.1:${CONSOLE}/nodes`)).text();
+  expect(read).toContain('data-node=');
+  simulator.kill();
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+
+  const started = Date.now();
+  await page.goto(`http://127.0.0.1:${CONSOLE}/nodes`);
+  expect(Date.now() - started).toBeLessThan(2_000);
+  await expect(page.locator('.stale-data tbody tr[data-node]').first()).toBeVisible();
+  await expect(page.getByRole('alert')).toContainText(`cannot reach the llmgw admin API at http://127.0.0.1:${SIM}`);
+  // The rows were read three seconds and more ago, not "0 s ago".
+  const line = await page.locator('.live-status').first().textContent();
+  const age = Number(/showing data from (\d+) s ago/.exec(line ?? '')?.[1]);
+  expect(age, line ?? '').toBeGreaterThanOrEqual(3);
+  await expect(page).toHaveTitle(/unreachable/);
+  if (withJs(testInfo)) {
+    await waitForIslands(page);
+    await expect(page.locator('link[rel="icon"]')).toHaveCount(1);
+  }
+  await expect(page.locator('link[rel="icon"]').last()).toHaveAttribute('href', '/favicon-unreachable.svg');
+  if (!withJs(testInfo)) return;
+
+  // With JavaScript the page comes back by itself, and so does the tab.
+  start(['simulate', '--listen', `127.0.0.1:${SIM}`]);
+  await expect(page.locator('.live-status')).not.toContainText('stale', { timeout: 15_000 });
+  await expect(page).not.toHaveTitle(/unreachable/);
+  await expect(page.locator('link[rel="icon"]')).not.toHaveAttribute('href', '/favicon-unreachable.svg');
 });

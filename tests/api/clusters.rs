@@ -116,10 +116,17 @@ async fn each_cluster_has_its_own_pages() {
         assert!(!shown.is_empty());
         assert!(shown.is_subset(&own), "{id} shows {shown:?}");
         assert!(shown.is_disjoint(&others.difference(&own).cloned().collect()));
+        let label = page.text("header.top .cluster-badge");
         assert!(
-            page.text("header.top .cluster-badge")
-                .contains(&id.to_uppercase()),
+            label.contains(&id.to_uppercase()),
             "the header names the cluster"
+        );
+        // So does the tab: two tabs of two clusters are told apart.
+        assert!(
+            page.text("title")
+                .starts_with(&format!("Nodes · {label} · llmgw console")),
+            "{}",
+            page.text("title")
         );
     }
 }
@@ -133,10 +140,9 @@ async fn links_shared_before_there_were_clusters_open_the_first() {
             "/models/meta-llama%2FLlama-3.1-70B-Instruct/placement?group=node",
             "/c/eu/models/meta-llama%2FLlama-3.1-70B-Instruct/placement?group=node",
         ),
-        (
-            "/wall?panels=models,nodes",
-            "/c/eu/wall?panels=models,nodes",
-        ),
+        // The wall of a console of several clusters is every cluster's.
+        ("/wall", "/wall?clusters=eu,us"),
+        ("/wall?cycle=30", "/wall?clusters=eu,us&cycle=30"),
         ("/audit", "/c/eu/audit"),
     ] {
         let response = fleet.get(old).await;
@@ -150,6 +156,15 @@ async fn links_shared_before_there_were_clusters_open_the_first() {
         body.contains("mars") && body.contains("/c/eu/") && body.contains("/c/us/"),
         "{body}"
     );
+    // The console's own page, in its layout, each cluster a way in.
+    let page = Page::parse(&body);
+    assert_eq!(page.text("h1"), "No such cluster");
+    assert!(page.has("header.top"), "in the console's layout");
+    let ways_in = page.hrefs("main ul.cluster-list a");
+    assert_eq!(ways_in, ["/c/eu/", "/c/us/"]);
+    // A function of an unknown cluster is still told in a sentence.
+    let call = fleet.post("/c/mars/api/list_nodes", &[]).await;
+    assert_eq!(call.status(), 404);
 }
 
 /// Every link and form of every page of one cluster stays in it; the only
@@ -451,10 +466,16 @@ async fn a_wall_of_several_clusters_marks_an_outage_on_its_own_column() {
     assert!(!page.has("section.wall-column.stale"));
     // us goes down: its column keeps its panels, marked; eu's is as it was.
     fleet.us.faults().set(Fault::Down, None);
-    tokio::time::sleep(Duration::from_millis(1_100)).await;
-    let _ = fleet.page("/wall?clusters=eu,us").await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let page = fleet.page("/wall?clusters=eu,us&panels=models,nodes").await;
+    // The page reads behind, and shows what it has: the failure is there
+    // once a read begun after the fault has ended.
+    let mut page = fleet.page("/wall?clusters=eu,us").await;
+    for _ in 0..20 {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        page = fleet.page("/wall?clusters=eu,us&panels=models,nodes").await;
+        if page.has("section.wall-column.stale") {
+            break;
+        }
+    }
     assert!(page.has("section.wall-column.stale[data-cluster=us] .wall-panel"));
     assert!(page.has("section.wall-column[data-cluster=us] .stale-note"));
     assert!(!page.has("section.wall-column.stale[data-cluster=eu]"));

@@ -288,13 +288,18 @@ impl TestApp {
 
     /// Cordons `node` through the console, as a confirmed click does.
     pub async fn cordon(&self, node: &str) {
+        self.set_state(node, "cordoned").await;
+    }
+
+    /// Puts `node` in `state` through the console, as a confirmed click does.
+    pub async fn set_state(&self, node: &str, state: &str) {
         let answer = self
             .server_fn(
                 "set_node_state",
-                &[("node", node), ("state", "cordoned"), ("confirm", "yes")],
+                &[("node", node), ("state", state), ("confirm", "yes")],
             )
             .await;
-        assert_eq!(answer.status(), 200);
+        assert_eq!(answer.status(), 200, "{state} {node}");
     }
 }
 

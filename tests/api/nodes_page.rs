@@ -21,10 +21,15 @@ async fn the_nodes_page_is_rendered_on_the_server_with_every_node() {
     for node in &lists.nodes {
         let row = page.row("data-node", &node.id);
         // Each value under its own header: a swapped column fails here.
-        assert_eq!(
-            page.cell(row, "State"),
-            format::or_dash(node.state.as_str())
-        );
+        // A drain with nothing left to move says so beside the state.
+        let state = format::or_dash(node.state.as_str());
+        let drained = node.state.as_str() == "draining" && node.replicas == 0;
+        let expected = if drained {
+            format!("{state} drained: no replicas left")
+        } else {
+            state
+        };
+        assert_eq!(page.cell(row, "State"), expected);
         assert_eq!(page.cell(row, "GPUs"), format::gpus(node), "{}", node.id);
         assert_eq!(page.cell(row, "Memory"), format::memory(node.memory_gb));
         assert_eq!(
@@ -216,5 +221,84 @@ async fn a_mostly_placed_catalog_costs_a_node_page_only_its_unplaced_models() {
             "Rejections that name this node ({})",
             rejections.len()
         ))
+    );
+}
+
+#[tokio::test]
+async fn what_narrows_the_table_is_shown_as_chips_that_remove_it_and_every_facet_is_offered() {
+    let app = TestApp::spawn().await;
+    app.cordon("gpu-h100-01").await;
+    let lists = app.lists();
+    let cordoned = lists
+        .nodes
+        .iter()
+        .filter(|n| n.state.as_str() == "cordoned")
+        .count();
+    let page = app.parsed("/nodes?state=cordoned&q=gpu&sort=id").await;
+    assert_eq!(page.all("tr[data-node]").len(), cordoned);
+    // Each thing that narrows the view is a chip; its link shows the view
+    // without it, sort kept.
+    let chips = page.texts("p.applied a.chip");
+    assert_eq!(chips, ["state: cordoned ×", "filter: gpu ×"]);
+    let hrefs = page.hrefs("p.applied a.chip");
+    assert_eq!(hrefs, ["?q=gpu&sort=id", "?state=cordoned&sort=id"]);
+    assert_eq!(page.hrefs("p.applied a.clear-all"), ["?sort=id"]);
+    // The facets offered above the table, the applied value marked.
+    let offered = page.texts("nav.facets a");
+    for value in ["any", "ready", "cordoned", "draining", "some unhealthy"] {
+        assert!(offered.iter().any(|o| o == value), "{value} in {offered:?}");
+    }
+    assert_eq!(
+        page.texts("nav.facets .facet[aria-label='State'] a[aria-current='true']"),
+        ["cordoned"]
+    );
+    let to_ready = page
+        .all("nav.facets a")
+        .into_iter()
+        .find(|a| crate::html::text(*a) == "ready")
+        .and_then(|a| a.value().attr("href").map(str::to_string))
+        .expect("a link to the ready nodes");
+    assert_eq!(to_ready, "?state=ready&q=gpu&sort=id");
+    // Nothing narrows the plain list: no chips.
+    assert!(!app.parsed("/nodes").await.has("p.applied"));
+}
+
+#[tokio::test]
+async fn a_drain_with_nothing_left_to_move_says_it_is_done_and_one_still_moving_does_not() {
+    let app = TestApp::spawn().await;
+    let lists = app.lists();
+    let empty = lists
+        .nodes
+        .iter()
+        .find(|n| n.replicas == 0 && n.state.as_str() == "ready")
+        .expect("a ready node with no replica");
+    let busy = lists
+        .nodes
+        .iter()
+        .find(|n| n.replicas > 0 && n.state.as_str() == "ready")
+        .expect("a ready node with replicas");
+    for node in [&empty.id, &busy.id] {
+        app.set_state(node, "draining").await;
+    }
+    let page = app.parsed("/nodes").await;
+    let done = |id: &str| {
+        let row = page.row("data-node", id);
+        page.cell(row, "State")
+    };
+    assert!(
+        done(&empty.id).contains("drained: no replicas left"),
+        "{}",
+        done(&empty.id)
+    );
+    let after = app.lists();
+    let still = after.node(&busy.id);
+    if still.replicas > 0 {
+        assert!(!done(&busy.id).contains("drained"), "{}", done(&busy.id));
+    }
+    let node_page = app.parsed(&format!("/nodes/{}", empty.id)).await;
+    assert!(
+        node_page
+            .text(".facts")
+            .contains("drained: no replicas left")
     );
 }

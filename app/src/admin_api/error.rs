@@ -37,6 +37,12 @@ pub enum AdminApiError {
         "{model:?} is not in the catalog (as llmgw listed it within the last poll), so there is no placement to explain"
     )]
     NotInCatalog { model: String },
+    /// A page stopped waiting for an answer still on its way: the read
+    /// goes on, and the page reads again when it lands.
+    #[error(
+        "the llmgw admin API has not answered in {waited_secs} s; the console keeps asking, and the page reads again when it answers"
+    )]
+    Slow { waited_secs: u64 },
 }
 
 impl AdminApiError {
@@ -47,6 +53,7 @@ impl AdminApiError {
         match self {
             Self::Status { code, .. } if (400..500).contains(code) => *code,
             Self::NotInCatalog { .. } => 404,
+            Self::Slow { .. } => 504,
             _ => 502,
         }
     }

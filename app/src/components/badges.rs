@@ -20,6 +20,15 @@ pub fn StateBadge(state: NodeState) -> impl IntoView {
     view! { <span class=class>{format::or_dash(state.as_str())}</span> }
 }
 
+/// A drain that has nothing left to move says so: llmgw keeps the node
+/// "draining" until someone changes it, and an operator waiting for the
+/// drain to end would otherwise wait for nothing.
+#[component]
+pub fn DrainDone(state: NodeState, replicas: i64) -> impl IntoView {
+    (state == NodeState::Draining && replicas <= 0)
+        .then(|| view! { " " <span class="drained">"drained: no replicas left"</span> })
+}
+
 /// Said on hover of every date from the journal.
 pub const JOURNAL_NOTE: &str =
     "From the console's journal: a change shorter than one poll is not seen.";

@@ -22,12 +22,16 @@ pub fn ClusterBadge(tag: ClusterTag) -> impl IntoView {
 }
 
 /// The other clusters' page of the same kind as `here` (a path within the
-/// cluster), for the header; nothing when there is one cluster.
+/// cluster), for the header; nothing when there is one cluster. A menu
+/// that opens without JavaScript (`<details>`), so that a dozen clusters
+/// take one word of the header, which must fit a laptop: it says the
+/// admin API this cluster reads too, which would not fit beside it.
 #[component]
 pub fn ClusterSwitch(
     current: ClusterTag,
     clusters: Vec<ClusterTag>,
     here: String,
+    admin_api: String,
 ) -> impl IntoView {
     let kind = kind_of(&here);
     let others: Vec<ClusterTag> = clusters
@@ -36,16 +40,24 @@ pub fn ClusterSwitch(
         .collect();
     (!others.is_empty()).then(|| {
         view! {
-            <nav class="cluster-switch" aria-label="Clusters">
-                <a href="/" title="Every cluster at a glance">"All clusters"</a>
-                {others
-                    .into_iter()
-                    .map(|c| {
-                        let href = format!("{}{kind}", c.base());
-                        view! { <a href=href>{c.label.clone()}</a> }
-                    })
-                    .collect_view()}
-            </nav>
+            <details class="cluster-menu">
+                <summary title="The same page in another cluster">"Switch cluster"</summary>
+                <div class="menu">
+                    <p class="upstream-in-menu">
+                        {current.label.clone()}" reads "<code>{admin_api}</code>
+                    </p>
+                    <nav class="cluster-switch" aria-label="Clusters">
+                        <a href="/" title="Every cluster at a glance">"All clusters"</a>
+                        {others
+                            .into_iter()
+                            .map(|c| {
+                                let href = format!("{}{kind}", c.base());
+                                view! { <a href=href>{c.label.clone()}</a> }
+                            })
+                            .collect_view()}
+                    </nav>
+                </div>
+            </details>
         }
     })
 }

@@ -77,7 +77,16 @@ pub fn PagedTable<T: TableRow>(
         rows, shown, total, ..
     } = page;
     Either::Right(view! {
-        <FilteredTable query shown total noun one paging data_page=T::EXPORTED_AS.map(ExportedTable::page)>
+        <FilteredTable
+            query
+            shown
+            total
+            noun
+            one
+            paging
+            data_page=T::EXPORTED_AS.map(ExportedTable::page)
+            facets=T::facets()
+        >
             <DataTable rows query class />
         </FilteredTable>
     })

@@ -15,6 +15,9 @@ fn title(error: &ConsoleError) -> &'static str {
             "The llmgw admin API refused the request"
         }
         ConsoleError::AdminApi(AdminApiError::NotInCatalog { .. }) => "No such model",
+        ConsoleError::AdminApi(AdminApiError::Slow { .. }) => {
+            "The llmgw admin API is slow to answer"
+        }
         ConsoleError::AdminApi(AdminApiError::Malformed { .. }) => {
             "The llmgw admin API sent an answer the console cannot read"
         }

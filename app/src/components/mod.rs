@@ -19,7 +19,7 @@ pub mod shortcuts;
 pub mod table_controls;
 pub mod team_links;
 
-pub use badges::{SinceNote, StateBadge, StatusBadge};
+pub use badges::{DrainDone, SinceNote, StateBadge, StatusBadge};
 pub use cluster_switch::{AlsoIn, ClusterBadge, ClusterSwitch};
 pub use collect_review::ReviewButton;
 pub use copy_button::{CopyButton, CopyLinkButton};

@@ -25,7 +25,12 @@ pub fn NodeActions(node: NodeView) -> impl IntoView {
     let cordoned = node.state.is_cordoned();
     let drain = (node.state != NodeState::Draining).then(|| {
         view! {
-            <a class="button" href=urls::node_dialog(&back, "drain", &id) aria-label=format!("Drain {id}")>
+            <a
+                class="button"
+                id=urls::opener_id("drain", &id)
+                href=urls::node_dialog(&back, "drain", &id)
+                aria-label=format!("Drain {id}")
+            >
                 "Drain"
             </a>
         }
@@ -36,7 +41,12 @@ pub fn NodeActions(node: NodeView) -> impl IntoView {
                 view! { <UncordonButton node=id.clone() /> }.into_any()
             } else {
                 view! {
-                    <a class="button" href=urls::node_dialog(&back, "cordon", &id) aria-label=format!("Cordon {id}")>
+                    <a
+                        class="button"
+                        id=urls::opener_id("cordon", &id)
+                        href=urls::node_dialog(&back, "cordon", &id)
+                        aria-label=format!("Cordon {id}")
+                    >
                         "Cordon"
                     </a>
                 }
@@ -54,7 +64,12 @@ pub fn NodeActions(node: NodeView) -> impl IntoView {
 #[component]
 pub fn UncordonButton(node: String) -> impl IntoView {
     view! {
-        <a class="button" href=urls::node_dialog(&urls::here(), "uncordon", &node) aria-label=format!("Uncordon {node}")>
+        <a
+            class="button"
+            id=urls::opener_id("uncordon", &node)
+            href=urls::node_dialog(&urls::here(), "uncordon", &node)
+            aria-label=format!("Uncordon {node}")
+        >
             "Uncordon"
         </a>
     }
@@ -151,7 +166,7 @@ fn NodeActionDialogFor(state: TargetState, node: String, report: DrainPreview) -
         view! { <p class="hold" class:warn=report.state_since.as_ref().is_some_and(|s| s.by.is_some() || s.reason.is_some())>{line}</p> }
     });
     view! {
-        <ConfirmDialog title=format!("{verb} {node}?") cancel_href=back.clone()>
+        <ConfirmDialog title=format!("{verb} {node}?") cancel_href=urls::back_to_opener(&back, ctl, &node)>
             <p>{explanation}</p>
             {hold}
             {(!report.on_unhealthy.is_empty()).then(|| view! {
@@ -181,6 +196,9 @@ fn NodeActionDialogFor(state: TargetState, node: String, report: DrainPreview) -
                         maxlength=crate::journal_record::NOTE_LIMIT.to_string()
                         placeholder="NVLink errors, RMA 4411"
                         autocomplete="off"
+                        // Where the hands are once the dialog opens, with
+                        // JavaScript or without.
+                        autofocus
                     />
                 </label>
                 <button type="submit" class="danger">{format!("{verb} {node}")}</button>

@@ -126,7 +126,14 @@ mod browser {
         let navigate = |to: &str, _: ()| {
             let _ = window().location().set_href(to);
         };
+        focus_the_opener(&window().location().hash().unwrap_or_default());
         let handle = window_event_listener(ev::keydown, move |event: KeyboardEvent| {
+            if event.key() == "Tab" && !event.ctrl_key() && !event.alt_key() && !event.meta_key() {
+                if keep_tab_in_dialog(event.shift_key()) {
+                    event.prevent_default();
+                }
+                return;
+            }
             let path = window().location().pathname().unwrap_or_default();
             if *page.borrow() != path {
                 row.set(None);
@@ -232,9 +239,66 @@ mod browser {
                     .is_ok() =>
             {
                 dialog.remove();
+                focus_the_opener(href.split_once('#').map_or("", |(_, f)| f));
                 true
             }
             _ => click(".dialog .dialog-cancel a"),
+        }
+    }
+
+    /// What Tab may reach in a dialog.
+    const FOCUSABLE: &str = "a[href], button:not([disabled]), input:not([type='hidden']):not([disabled]), \
+                             select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex='-1'])";
+
+    /// Keeps Tab inside the open dialog: past its last control to its first,
+    /// and back. Says whether it moved focus itself.
+    fn keep_tab_in_dialog(backwards: bool) -> bool {
+        let Some(dialog) = find(".dialog[aria-modal='true']") else {
+            return false;
+        };
+        let Ok(found) = dialog.query_selector_all(FOCUSABLE) else {
+            return false;
+        };
+        let controls: Vec<HtmlElement> = (0..found.length())
+            .filter_map(|i| found.item(i)?.dyn_into::<HtmlElement>().ok())
+            // Shown ones: a control inside a closed part has no box.
+            .filter(|el| el.offset_parent().is_some())
+            .collect();
+        let (Some(first), Some(last)) = (controls.first(), controls.last()) else {
+            return false;
+        };
+        let active = document().active_element();
+        let inside = active
+            .as_ref()
+            .is_some_and(|a| dialog.contains(Some(a.unchecked_ref())));
+        let at = |el: &HtmlElement| {
+            active
+                .as_ref()
+                .is_some_and(|a| a == el.unchecked_ref::<Element>())
+        };
+        let to = match (inside, backwards) {
+            (false, false) => first,
+            (false, true) => last,
+            (true, false) if at(last) => first,
+            (true, true) if at(first) => last,
+            _ => return false,
+        };
+        let _ = to.focus();
+        true
+    }
+
+    /// Gives focus back to the link that opened a dialog, named by the
+    /// fragment its Cancel link carries (`urls::back_to_opener`).
+    fn focus_the_opener(fragment: &str) {
+        let id = fragment.trim_start_matches('#');
+        if id.is_empty() || find(".dialog[aria-modal='true']").is_some() {
+            return;
+        }
+        if let Some(el) = document()
+            .get_element_by_id(id)
+            .and_then(|el| el.dyn_into::<HtmlElement>().ok())
+        {
+            let _ = el.focus();
         }
     }
 

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::table::{Paging, TableQuery};
+use crate::table::{FacetChoice, Paging, TableQuery};
 
 /// A header cell that sorts its column when clicked: a link, so a new sort
 /// is a page of its own.
@@ -39,8 +39,13 @@ pub fn FilterBar(
     /// The page that gives the table as data, for its download links.
     #[prop(optional_no_strip)]
     data_page: Option<&'static str>,
+    /// The facets the table offers (`TableRow::facets`).
+    #[prop(optional)]
+    facets: Vec<FacetChoice>,
 ) -> impl IntoView {
     let q = query.with_untracked(|q| q.q.clone());
+    let choices = query.with_untracked(|q| facet_choices(q, facets));
+    let applied = query.with_untracked(applied_chips);
     let downloads = data_page.map(|page| {
         let (csv, json) =
             query.with_untracked(|q| (q.data_href(page, "csv"), q.data_href(page, "json")));
@@ -74,7 +79,73 @@ pub fn FilterBar(
             </span>
             {downloads}
         </form>
+        {choices}
+        {applied}
     }
+}
+
+/// Each facet's values as links above the table, the one applied marked:
+/// what the overview's figures link to, offered where the table is.
+fn facet_choices(q: &TableQuery, facets: Vec<FacetChoice>) -> Option<impl IntoView + use<>> {
+    (!facets.is_empty()).then(|| {
+        let groups = facets
+            .into_iter()
+            .map(|facet| {
+                let applied = q.facet(facet.param).map(str::to_string);
+                let any = q.facet_href(facet.param, None);
+                let values = facet
+                    .values
+                    .into_iter()
+                    .map(|(value, words)| {
+                        let on = applied.as_deref() == Some(value.as_str());
+                        let href = q.facet_href(facet.param, Some(&value));
+                        view! { <a href=href aria-current=on.then_some("true")>{words}</a> }
+                    })
+                    .collect_view();
+                view! {
+                    <span class="facet" role="group" aria-label=facet.label>
+                        <span class="facet-name">{facet.label}": "</span>
+                        <a href=any aria-current=applied.is_none().then_some("true")>"any"</a>
+                        {values}
+                    </span>
+                }
+            })
+            .collect_view();
+        view! { <nav class="facets" aria-label="Narrow the table">{groups}</nav> }
+    })
+}
+
+/// What narrows the view, each a chip that removes it, and a way back to
+/// every row: "2 of 12 nodes" never stands without saying why.
+fn applied_chips(q: &TableQuery) -> Option<impl IntoView + use<>> {
+    let applied = q.narrowed_by();
+    (!applied.is_empty()).then(|| {
+        let chips = applied
+            .into_iter()
+            .map(|(param, value)| {
+                let name = if param == "q" {
+                    "filter".to_string()
+                } else {
+                    param.clone()
+                };
+                let href = q.facet_href(&param, None);
+                let label = format!("Remove {name}: {value}");
+                view! {
+                    <a class="chip" href=href aria-label=label>
+                        {name}": "<strong>{value}</strong>
+                        <span class="chip-x" aria-hidden="true">" ×"</span>
+                    </a>
+                }
+            })
+            .collect_view();
+        view! {
+            <p class="applied">
+                <span class="applied-name">"Showing only "</span>
+                {chips}
+                <a class="clear-all" href=q.unnarrowed_href()>"Show all"</a>
+            </p>
+        }
+    })
 }
 
 /// "Rows 101–200 of 5000", with links to the pages before and after; nothing
@@ -123,10 +194,13 @@ pub fn FilteredTable(
     /// The page that gives the table as data.
     #[prop(optional_no_strip)]
     data_page: Option<&'static str>,
+    /// The facets the table offers.
+    #[prop(optional)]
+    facets: Vec<FacetChoice>,
     children: Children,
 ) -> impl IntoView {
     view! {
-        <FilterBar query shown total noun data_page />
+        <FilterBar query shown total noun data_page facets />
         {paging.map(|paging| view! { <Pager query paging shown noun /> })}
         {if shown == 0 {
             view! { <p class="empty">{format!("No {one} matches this filter.")}</p> }.into_any()

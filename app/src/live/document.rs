@@ -23,11 +23,14 @@ mod browser {
 
     use crate::live::build_reload::reload_if_another_build;
     use crate::live::follow::{Setters, follow};
-    use crate::live::markup::{ICON_ID, ISLANDS_READY_ATTR, STALE_CLASS, STATUS_CLASS};
+    use crate::live::markup::{
+        AGE_ATTR, FAILING_ATTR, ICON_ID, ISLANDS_READY_ATTR, STALE_CLASS, STATUS_CLASS,
+    };
     use crate::live::morph::patch;
     use crate::live::part::{Freshness, status_text};
     use crate::live::stale::{keep_stale, unanswered};
     use crate::ui_settings::UiSettings;
+    use crate::wall::Pulse;
 
     thread_local! {
         static FRESHNESS: Cell<Freshness> = Cell::new(Freshness {
@@ -53,7 +56,38 @@ mod browser {
         });
     }
 
+    /// How old the data is that the server rendered stale, if it did:
+    /// from where the browser counts on.
+    fn rendered_freshness(root: &web_sys::Element) -> Option<Freshness> {
+        let line = root
+            .query_selector(&format!(".{STATUS_CLASS}[{AGE_ATTR}]"))
+            .ok()
+            .flatten()?;
+        let now = js_sys::Date::now();
+        let secs = |attr: &str| -> Option<f64> { line.get_attribute(attr)?.parse().ok() };
+        Some(Freshness {
+            ok_at: Some(now - secs(AGE_ATTR)? * 1000.0),
+            failing_since: secs(FAILING_ATTR).map(|s| now - s * 1000.0),
+        })
+    }
+
+    fn read_from(root: &web_sys::Element) {
+        match rendered_freshness(root) {
+            Some(rendered) => FRESHNESS.with(|f| f.set(rendered)),
+            None => current(),
+        }
+    }
+
+    /// Whether the page shows data it could not refresh.
+    fn is_stale() -> bool {
+        FRESHNESS.with(|f| f.get().failing_since.is_some())
+    }
+
     pub fn start() {
+        if let Some(main) = main_of(&document()) {
+            read_from(&main);
+        }
+        let (stale, set_stale) = signal(is_stale());
         let (tick, set_tick) = signal(0u64);
         let (heard_at, set_heard_at) = signal(None::<f64>);
         let (pulse, set_pulse) = signal(UiSettings::current().rendered_pulse());
@@ -84,15 +118,32 @@ mod browser {
             }
         });
         let page = super::page_name(&document().title());
+        only_one_icon();
         Effect::new(move |_| {
             let pulse = pulse.get();
-            document().set_title(&pulse.title(&page));
+            let (title, icon) = if stale.get() || !ok.get() {
+                (Pulse::unreachable_title(&page), Pulse::UNREACHABLE_ICON)
+            } else {
+                (pulse.title(&page), pulse.icon())
+            };
+            document().set_title(&title);
             if let Some(link) = document().get_element_by_id(ICON_ID) {
-                let _ = link.set_attribute("href", pulse.icon());
+                let _ = link.set_attribute("href", icon);
             }
         });
         // The timer lasts the page's life.
-        let _ = set_interval_with_handle(show_age, std::time::Duration::from_secs(1));
+        let _ = set_interval_with_handle(
+            move || {
+                show_age();
+                set_stale.maybe_update(|shown| {
+                    let now = is_stale();
+                    let moved = *shown != now;
+                    *shown = now;
+                    moved
+                });
+            },
+            std::time::Duration::from_secs(1),
+        );
         if let Some(root) = document().document_element() {
             let _ = root.set_attribute(ISLANDS_READY_ATTR, "");
         }
@@ -142,10 +193,29 @@ mod browser {
         if keep_stale(&old, &new) {
             failing();
         } else {
-            current();
+            read_from(&new);
         }
         patch(&old, &new);
         show_age();
+    }
+
+    /// A page the server rendered stale names its icon a second time (the
+    /// head cannot be rewritten once sent); the pulse's one is kept.
+    fn only_one_icon() {
+        let Ok(links) = document().query_selector_all("link[rel='icon']") else {
+            return;
+        };
+        for i in 0..links.length() {
+            let Some(link) = links
+                .item(i)
+                .and_then(|l| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(l).ok())
+            else {
+                continue;
+            };
+            if link.id() != ICON_ID {
+                link.remove();
+            }
+        }
     }
 
     fn main_of(doc: &web_sys::Document) -> Option<web_sys::Element> {
@@ -180,7 +250,11 @@ pub(crate) fn page_name(title: &str) -> String {
         Some(rest) => rest.split_once(") ").map_or(rest, |(_, page)| page),
         None => title,
     };
-    title.split(" · ").next().unwrap_or(title).to_string()
+    // The page's own, and its cluster's where the title names one.
+    title
+        .split_once(" · llmgw console")
+        .map_or(title, |(page, _)| page)
+        .to_string()
 }
 
 #[cfg(test)]
@@ -195,5 +269,13 @@ mod tests {
             "Nodes"
         );
         assert_eq!(page_name("Wall"), "Wall");
+        assert_eq!(
+            page_name(&crate::wall::Pulse::unreachable_title("Nodes")),
+            "Nodes"
+        );
+        assert_eq!(
+            page_name("(1) Nodes · eu · llmgw console — 1 model not serving"),
+            "Nodes · eu"
+        );
     }
 }

@@ -21,6 +21,11 @@ pub const STALE_NOTE_CLASS: &str = "stale-note";
 pub const STALE_DATA_CLASS: &str = "stale-data";
 /// On a status line while its part is stale.
 pub const STALE_CLASS: &str = "stale";
+/// On a status line the server rendered stale: how old its data is, and
+/// for how long reads have failed, in seconds; where the browser starts
+/// counting from.
+pub const AGE_ATTR: &str = "data-age";
+pub const FAILING_ATTR: &str = "data-failing";
 
 /// The row the keyboard reached (`shortcuts`).
 pub const KBD_CURRENT_ATTR: &str = "data-kbd-current";

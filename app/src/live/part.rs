@@ -1,13 +1,41 @@
 //! A live part of a page: its data with how old it is beside it, and the
 //! words for that age; the live document keeps both current in the browser.
+//! Data the server could not refresh in a page's time is rendered all the
+//! same, under the reason, marked stale with its age (see
+//! `server::page_reads`): a fresh page in an outage is never blank.
 
-use leptos::either::Either;
 use leptos::prelude::*;
 use serde::{Serialize, de::DeserializeOwned};
 
-use super::markup::{PART_CLASS, STATUS_CLASS};
+use super::markup::{
+    PART_CLASS, STALE_BANNER_CLASS, STALE_CLASS, STALE_DATA_CLASS, STALE_NOTE_CLASS, STATUS_CLASS,
+};
 use crate::components::ErrorPanel;
 use crate::error::ConsoleError;
+use crate::staleness::Staleness;
+use crate::wall::Pulse;
+
+/// What the page's reads left stale, on the server; never in the browser,
+/// which keeps its own account (see `stale`).
+fn stale_on_this_page() -> Option<Staleness> {
+    #[cfg(feature = "ssr")]
+    {
+        crate::server::page_reads::PageReads::current().and_then(|reads| reads.stale())
+    }
+    #[cfg(not(feature = "ssr"))]
+    {
+        None
+    }
+}
+
+/// The figures of `stale` as the browser keeps them (milliseconds, `now`
+/// being 0).
+fn freshness_of(stale: &Staleness) -> Freshness {
+    Freshness {
+        ok_at: Some(-(stale.data_age_secs as f64) * 1000.0),
+        failing_since: stale.failing_for_secs.map(|s| -(s as f64) * 1000.0),
+    }
+}
 
 /// When the data on screen was fetched, and since when refreshes have failed.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -49,9 +77,6 @@ where
 {
     view! {
         <div class=PART_CLASS>
-            <p class=STATUS_CLASS aria-live="polite">
-                {status_text(Freshness::default(), 0.0)}
-            </p>
             <Transition fallback=|| view! { <p class="loading">"Loading…"</p> }>
                 // Read, not awaited in a `Suspend`: a `Suspend` subscribes an
                 // observer of its own to what it awaits and never unsubscribes
@@ -59,13 +84,65 @@ where
                 {move || {
                     resource
                         .get()
-                        .map(|outcome| match outcome {
-                            Ok(data) => Either::Left(render(data)),
-                            Err(error) => Either::Right(view! { <ErrorPanel error /> }),
+                        .map(|outcome| match (outcome, stale_on_this_page()) {
+                            // Erased: each page's own view type nested three
+                            // ways deep overflows the compiler's type depth.
+                            (Ok(data), None) => view! {
+                                <p class=STATUS_CLASS aria-live="polite">
+                                    {status_text(Freshness::default(), 0.0)}
+                                </p>
+                                {render(data)}
+                            }
+                            .into_any(),
+                            (Ok(data), Some(stale)) => {
+                                let shown = render(data).into_any();
+                                view! { <StaleData stale>{shown}</StaleData> }.into_any()
+                            }
+                            (Err(error), _) => view! {
+                                <p class=STATUS_CLASS aria-live="polite">
+                                    {status_text(Freshness::default(), 0.0)}
+                                </p>
+                                <ErrorPanel error />
+                            }
+                            .into_any(),
                         })
                 }}
             </Transition>
         </div>
+    }
+}
+
+/// A part's last good data under why it could not be refreshed, as the
+/// browser marks it when a later read fails (see `stale`); the tab's title
+/// and icon say so from the first paint, with JavaScript or without.
+#[component]
+fn StaleData(stale: Staleness, children: Children) -> impl IntoView {
+    use leptos_meta::{Link, Title};
+    let text = status_text(freshness_of(&stale), 0.0);
+    let age = stale.data_age_secs.to_string();
+    let failing = stale.failing_for_secs.map(|s| s.to_string());
+    let cluster = super::tab_pulse::cluster_named(&crate::ui_settings::UiSettings::current());
+    let title = move |page: String| {
+        Pulse::unreachable_title(&super::tab_pulse::in_cluster(&page, cluster.as_deref()))
+    };
+    view! {
+        <Title formatter=title />
+        <Link rel="icon" href=Pulse::UNREACHABLE_ICON type_="image/svg+xml" />
+        <p
+            class=format!("{STATUS_CLASS} {STALE_CLASS}")
+            aria-live="polite"
+            // `markup::AGE_ATTR` and `FAILING_ATTR`: the macro takes no
+            // constant for a name (the test below holds them together).
+            data-age=age
+            data-failing=failing
+        >
+            {text}
+        </p>
+        <div class=STALE_BANNER_CLASS>
+            <ErrorPanel error=stale.why />
+            <p class=STALE_NOTE_CLASS>"The data below is the last that was fetched successfully."</p>
+        </div>
+        <div class=STALE_DATA_CLASS>{children()}</div>
     }
 }
 

@@ -14,7 +14,26 @@ use crate::ui_settings::UiSettings;
 pub fn TabPulse() -> impl IntoView {
     // The pulse the page is rendered with; the live document writes the
     // pushed ones in the browser.
-    let rendered = UiSettings::current().rendered_pulse();
-    let formatter = move |page: String| rendered.title(&page);
+    let ui = UiSettings::current();
+    let rendered = ui.rendered_pulse();
+    let cluster = cluster_named(&ui);
+    let formatter = move |page: String| rendered.title(&in_cluster(&page, cluster.as_deref()));
     view! { <Title formatter /> }
+}
+
+/// The cluster a page's title names: its label, when the console shows
+/// several, so that two tabs of two clusters are told apart.
+pub(crate) fn cluster_named(ui: &UiSettings) -> Option<String> {
+    ui.cluster
+        .as_ref()
+        .filter(|_| ui.clusters.len() > 1)
+        .map(|c| c.label.clone())
+}
+
+/// "Nodes · eu".
+pub(crate) fn in_cluster(page: &str, cluster: Option<&str>) -> String {
+    match cluster {
+        Some(label) => format!("{page} · {label}"),
+        None => page.to_string(),
+    }
 }

@@ -108,6 +108,7 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
                 <dt>"State"</dt>
                 <dd>
                     <StateBadge state=node.state.clone() />
+                    <crate::components::DrainDone state=node.state.clone() replicas=node.replicas />
                     {dates.state.as_ref().map(|s| view! { " " <span class="since" title=crate::components::badges::JOURNAL_NOTE>{format::since(s)}</span> })}
                 </dd>
                 <dt>"GPUs"</dt>

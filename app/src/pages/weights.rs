@@ -63,7 +63,7 @@ fn CollectConfirm(node: String, token: String) -> impl IntoView {
     };
     if token.is_empty() {
         return view! {
-            <ConfirmDialog title cancel_href=crate::urls::scoped("/weights")>
+            <ConfirmDialog title cancel_href=crate::urls::scoped("/weights") focus_cancel=true>
                 <p>"The console lists exactly what would be deleted, and you confirm that list."</p>
                 <ReviewButton node label="List what would be deleted".to_string() danger=false />
             </ConfirmDialog>
@@ -75,7 +75,7 @@ fn CollectConfirm(node: String, token: String) -> impl IntoView {
         Resource::new(|| (), move |_| review_collect(node.clone(), token.clone()))
     };
     view! {
-        <ConfirmDialog title cancel_href=crate::urls::scoped("/weights")>
+        <ConfirmDialog title cancel_href=crate::urls::scoped("/weights") focus_cancel=true>
             <Suspense fallback=|| view! { <p class="loading">"Listing exactly what would be asked for…"</p> }>
                 {move || {
                     let node = node.clone();

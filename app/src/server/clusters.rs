@@ -177,3 +177,8 @@ impl Clusters {
 /// one cluster.
 #[derive(Clone, Debug)]
 pub struct InCluster(pub Arc<Cluster>);
+
+/// The id of an address that names a cluster this console does not show,
+/// for the not-found page to say.
+#[derive(Clone, Debug)]
+pub struct UnknownCluster(pub String);

@@ -17,6 +17,7 @@ pub mod interned;
 pub mod journal;
 pub mod meters;
 pub mod not_serving;
+pub mod page_reads;
 pub mod refusal_count;
 pub mod rejection_gathering;
 pub mod rejection_index;

@@ -15,7 +15,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use tokio::sync::Notify;
+use tokio::sync::{Notify, watch};
+
+use super::page_reads::{PAGE_WAIT, PageReads};
+use crate::staleness::Staleness;
 
 use super::not_serving::NotServingSince;
 use super::rejection_gathering::{EXPLANATION_MAX_AGE, Plan, RejectionGathering};
@@ -46,16 +49,39 @@ struct Kept<T> {
     answer: Answer<T>,
     /// The lists' generation when it was asked for.
     generation: u64,
+    /// The last good answer and when it came: what a page shows, marked
+    /// stale, while later reads fail or take long.
+    good: Option<(Arc<T>, Instant)>,
+    /// Since when reads have failed, while they do.
+    failing_since: Option<Instant>,
 }
 
-/// One list: its last answer, and the turn to refresh it.
-pub(crate) struct Snapshot<T> {
+/// The read under way: everyone who needs the list while it lasts waits
+/// for its answer rather than sending another.
+struct Flight<T> {
+    id: u64,
+    began: Instant,
+    /// The expiries seen when it began: a read begun before a change is
+    /// not joined by someone who must see what the change did.
+    expiries: u64,
+    answer: watch::Receiver<Option<Answer<T>>>,
+}
+
+/// What one list's readers share, and its reads hold while they run.
+struct Shared<T> {
     last: Mutex<Option<Kept<T>>>,
-    refreshing: tokio::sync::Mutex<()>,
+    flight: Mutex<Option<Flight<T>>>,
+    flights: AtomicU64,
+    expiries: AtomicU64,
     /// Counts the answers that moved, when this list is one a page shows,
     /// and tells whether two answers are the same in substance.
     moves: Option<(Arc<AtomicU64>, SameAs<T>)>,
 }
+
+/// One list: its last answer, and the read that refreshes it. The read
+/// runs in a task of its own, so that a page that stops waiting for it
+/// (see `page_reads`) does not cancel it for everyone else.
+pub(crate) struct Snapshot<T>(Arc<Shared<T>>);
 
 /// Whether an answer (first) is the one before it (second) in substance, that
 /// duration later.
@@ -63,74 +89,150 @@ type SameAs<T> = fn(&T, &T, Duration) -> bool;
 
 impl<T> Default for Snapshot<T> {
     fn default() -> Self {
-        Self {
-            last: Mutex::new(None),
-            refreshing: tokio::sync::Mutex::new(()),
-            moves: None,
-        }
+        Self::with_moves(None)
     }
 }
 
 impl<T: Substance> Snapshot<T> {
     fn counting(moves: &Arc<AtomicU64>) -> Self {
-        Self {
-            moves: Some((moves.clone(), T::same_as)),
-            ..Self::default()
-        }
+        Self::with_moves(Some((moves.clone(), T::same_as)))
     }
 }
 
+fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// What a page is given in place of a list the admin API did not give in
+/// time: the last good answer, and what to say about it.
+struct Standing<T> {
+    data: Arc<T>,
+    stale: Staleness,
+}
+
 impl<T> Snapshot<T> {
+    fn with_moves(moves: Option<(Arc<AtomicU64>, SameAs<T>)>) -> Self {
+        Self(Arc::new(Shared {
+            last: Mutex::new(None),
+            flight: Mutex::new(None),
+            flights: AtomicU64::new(0),
+            expiries: AtomicU64::new(0),
+            moves,
+        }))
+    }
+
     /// The last answer however old, and its age, without asking for a
     /// new one: for a page that shows many clusters and waits for none.
     pub(crate) fn last_known(&self) -> Option<(Answer<T>, Duration)> {
-        let last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
-        last.as_ref()
+        locked(&self.0.last)
+            .as_ref()
             .map(|kept| (kept.answer.clone(), kept.at.elapsed()))
     }
 
     fn fresh(&self, keep: &impl Fn(&Kept<T>) -> bool) -> Option<Answer<T>> {
-        let last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
-        last.as_ref()
+        locked(&self.0.last)
+            .as_ref()
             .filter(|kept| !kept.expired && keep(kept))
             .map(|kept| kept.answer.clone())
     }
 
-    pub(crate) async fn get<F>(&self, max_age: Duration, fetch: F) -> Answer<T>
+    /// The last good answer, as a page shows it while `failure` stands, a
+    /// read under way since `waiting_since` or failing.
+    fn standing(&self, failure: AdminApiError, waiting_since: Instant) -> Option<Standing<T>> {
+        let last = locked(&self.0.last);
+        let kept = last.as_ref()?;
+        let (data, at) = kept.good.clone()?;
+        let failing_since = kept
+            .failing_since
+            .map_or(waiting_since, |f| f.min(waiting_since));
+        Some(Standing {
+            data,
+            stale: Staleness {
+                data_age_secs: at.elapsed().as_secs(),
+                failing_for_secs: Some(failing_since.elapsed().as_secs()),
+                why: failure.into(),
+            },
+        })
+    }
+
+    fn expire(&self) {
+        self.0.expiries.fetch_add(1, Ordering::SeqCst);
+        if let Some(kept) = locked(&self.0.last).as_mut() {
+            kept.expired = true;
+        }
+    }
+}
+
+impl<T: Send + Sync + 'static> Snapshot<T> {
+    /// The answer at most `max_age` old. Read while a page is served, it
+    /// may be the last good one in place of one that fails or is slow
+    /// (see `page_reads`); the request's notes are found when the read is
+    /// made, not when it is first polled.
+    pub(crate) fn get<F, Fut>(
+        &self,
+        max_age: Duration,
+        fetch: F,
+    ) -> impl Future<Output = Answer<T>> + Send + '_
     where
-        F: AsyncFnOnce() -> Result<T, AdminApiError>,
+        F: FnOnce() -> Fut + Send + 'static,
+        Fut: Future<Output = Result<T, AdminApiError>> + Send + 'static,
     {
-        self.get_kept(|kept| kept.at.elapsed() < max_age, 0, fetch)
-            .await
+        self.read(max_age, PageReads::current(), fetch)
+    }
+
+    fn read<F, Fut>(
+        &self,
+        max_age: Duration,
+        page: Option<PageReads>,
+        fetch: F,
+    ) -> impl Future<Output = Answer<T>> + Send + '_
+    where
+        F: FnOnce() -> Fut + Send + 'static,
+        Fut: Future<Output = Result<T, AdminApiError>> + Send + 'static,
+    {
+        self.get_kept(move |kept| kept.at.elapsed() < max_age, 0, page, fetch)
+    }
+
+    /// What the admin API answers now, never the last good answer in its
+    /// place: what a change is checked against.
+    pub(crate) async fn get_now<F, Fut>(&self, fetch: F) -> Answer<T>
+    where
+        F: FnOnce() -> Fut + Send + 'static,
+        Fut: Future<Output = Result<T, AdminApiError>> + Send + 'static,
+    {
+        self.get_kept(|_| false, 0, None, fetch).await
     }
 
     /// An answer worked out from the lists: kept while they have not moved
     /// since (`generation`), up to `at_most`; a failure for `max_age` only.
-    pub(crate) async fn get_unmoved<F>(
+    pub(crate) fn get_unmoved<F, Fut>(
         &self,
         max_age: Duration,
         generation: u64,
         at_most: Duration,
         fetch: F,
-    ) -> Answer<T>
+    ) -> impl Future<Output = Answer<T>> + Send + '_
     where
-        F: AsyncFnOnce() -> Result<T, AdminApiError>,
+        F: FnOnce() -> Fut + Send + 'static,
+        Fut: Future<Output = Result<T, AdminApiError>> + Send + 'static,
     {
-        let keep = |kept: &Kept<T>| {
+        let keep = move |kept: &Kept<T>| {
             let age = kept.at.elapsed();
             age < max_age || (kept.answer.is_ok() && kept.generation == generation && age < at_most)
         };
-        self.get_kept(keep, generation, fetch).await
+        self.get_kept(keep, generation, PageReads::current(), fetch)
     }
 
-    async fn get_kept<F>(
+    async fn get_kept<F, Fut>(
         &self,
-        keep: impl Fn(&Kept<T>) -> bool,
+        keep: impl Fn(&Kept<T>) -> bool + Send,
         generation: u64,
+        page: Option<PageReads>,
         fetch: F,
     ) -> Answer<T>
     where
-        F: AsyncFnOnce() -> Result<T, AdminApiError>,
+        F: FnOnce() -> Fut + Send + 'static,
+        Fut: Future<Output = Result<T, AdminApiError>> + Send + 'static,
     {
         if let Some(answer) = self.fresh(&keep) {
             // Measured: when a page's data was ready at the first poll, the
@@ -138,17 +240,110 @@ impl<T> Snapshot<T> {
             // 15 ms (Leptos then renders the suspended view more than once).
             // Yielding once costs microseconds.
             tokio::task::yield_now().await;
-            return answer;
+            return self.shown(answer, Instant::now(), page.as_ref());
         }
-        let _turn = self.refreshing.lock().await;
-        // Whoever held the turn before may have just refreshed it.
-        if let Some(answer) = self.fresh(&keep) {
+        let (mut answer, began) = match self.join_or_start(&keep, generation, fetch) {
+            Ok(answer) => return self.shown(answer, Instant::now(), page.as_ref()),
+            Err(flight) => flight,
+        };
+        let arrived = async {
+            match answer.wait_for(Option::is_some).await {
+                Ok(got) => got.clone(),
+                // The read's task is gone without a word: the runtime
+                // is shutting down.
+                Err(_) => None,
+            }
+        };
+        let answer = match page {
+            None => arrived.await.unwrap_or_else(|| Err(slow(began))),
+            Some(_) => match tokio::time::timeout(PAGE_WAIT, arrived).await {
+                Ok(Some(answer)) => answer,
+                Ok(None) | Err(_) => Err(slow(began)),
+            },
+        };
+        self.shown(answer, began, page.as_ref())
+    }
+
+    /// What a page is given for `answer`: a failure gives it the last good
+    /// answer in its place, noted stale; anyone else is given the failure.
+    fn shown(
+        &self,
+        answer: Answer<T>,
+        waiting_since: Instant,
+        page: Option<&PageReads>,
+    ) -> Answer<T> {
+        let (Err(failure), Some(page)) = (&answer, page) else {
             return answer;
+        };
+        match self.standing(failure.clone(), waiting_since) {
+            Some(Standing { data, stale }) => {
+                page.note(stale);
+                Ok(data)
+            }
+            None => answer,
         }
-        let answer = fetch().await.map(Arc::new);
+    }
+
+    /// Joins the read under way, or starts one; or, if one ended while
+    /// this waited for the lock, its answer.
+    fn join_or_start<F, Fut>(
+        &self,
+        keep: &impl Fn(&Kept<T>) -> bool,
+        generation: u64,
+        fetch: F,
+    ) -> Result<Answer<T>, Joined<T>>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<T, AdminApiError>> + Send + 'static,
+    {
+        let shared = &self.0;
+        let mut flight = locked(&shared.flight);
+        if let Some(answer) = self.fresh(keep) {
+            return Ok(answer);
+        }
+        let expiries = shared.expiries.load(Ordering::SeqCst);
+        if let Some(f) = flight.as_ref().filter(|f| f.expiries == expiries) {
+            return Err((f.answer.clone(), f.began));
+        }
+        let id = shared.flights.fetch_add(1, Ordering::Relaxed);
+        let (tell, answer) = watch::channel(None);
+        let began = Instant::now();
+        *flight = Some(Flight {
+            id,
+            began,
+            expiries,
+            answer: answer.clone(),
+        });
+        let landing = Landing {
+            shared: shared.clone(),
+            id,
+        };
+        let read = fetch();
+        tokio::spawn(async move {
+            let answer = read.await.map(Arc::new);
+            landing.store(answer.clone(), generation, expiries);
+            let _ = tell.send(Some(answer));
+        });
+        Err((answer, began))
+    }
+}
+
+/// A read joined: its answer to come, and when it began.
+type Joined<T> = (watch::Receiver<Option<Answer<T>>>, Instant);
+
+/// Where a read's answer lands; dropped with its task however that ends,
+/// so a read that panicked leaves no flight behind for others to wait on.
+struct Landing<T> {
+    shared: Arc<Shared<T>>,
+    id: u64,
+}
+
+impl<T> Landing<T> {
+    fn store(&self, answer: Answer<T>, generation: u64, expiries: u64) {
+        let shared = &self.shared;
         let at = Instant::now();
-        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
-        if let (Some((moves, same_as)), Some(before)) = (&self.moves, last.as_ref()) {
+        let mut last = locked(&shared.last);
+        if let (Some((moves, same_as)), Some(before)) = (&shared.moves, last.as_ref()) {
             let moved = match (&before.answer, &answer) {
                 (Ok(old), Ok(new)) => !same_as(new, old, at.duration_since(before.at)),
                 // Failing or recovering is pushed by the feed's own flag.
@@ -158,24 +353,37 @@ impl<T> Snapshot<T> {
                 moves.fetch_add(1, Ordering::Relaxed);
             }
         }
+        let before = last.take();
+        let (good, failing_since) = match (&answer, before) {
+            (Ok(data), _) => (Some((data.clone(), at)), None),
+            (Err(_), Some(before)) => (before.good, before.failing_since.or(Some(at))),
+            (Err(_), None) => (None, Some(at)),
+        };
         *last = Some(Kept {
             at,
-            expired: false,
-            answer: answer.clone(),
+            // A change made while it was read may not be in it.
+            expired: shared.expiries.load(Ordering::SeqCst) != expiries,
+            answer,
             generation,
+            good,
+            failing_since,
         });
-        answer
     }
+}
 
-    fn expire(&self) {
-        if let Some(kept) = self
-            .last
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_mut()
-        {
-            kept.expired = true;
+impl<T> Drop for Landing<T> {
+    fn drop(&mut self) {
+        let mut flight = locked(&self.shared.flight);
+        if flight.as_ref().is_some_and(|f| f.id == self.id) {
+            *flight = None;
         }
+    }
+}
+
+/// What a page is told of a read that has not answered in its time.
+fn slow(began: Instant) -> AdminApiError {
+    AdminApiError::Slow {
+        waited_secs: began.elapsed().as_secs().max(PAGE_WAIT.as_secs()),
     }
 }
 
@@ -251,7 +459,7 @@ pub struct Snapshots {
     /// Moves of the four lists, together.
     moves: Arc<AtomicU64>,
     /// Since when each model has not been serving, from the catalog's reads.
-    not_serving: NotServingSince,
+    not_serving: Arc<NotServingSince>,
     /// Woken by a change made through the console.
     changes: Notify,
 }
@@ -284,7 +492,7 @@ impl Snapshots {
             headlines: PerModel::default(),
             rejections: RejectionGathering::default(),
             moves,
-            not_serving: NotServingSince::default(),
+            not_serving: Arc::default(),
             changes: Notify::new(),
         }
     }
@@ -326,19 +534,21 @@ impl Snapshots {
     }
 
     pub async fn nodes(&self) -> Answer<Vec<NodeView>> {
-        let api = &self.api;
+        let api = self.api.clone();
         self.nodes
-            .get(self.period, async || api.list_nodes(&reader()).await)
+            .get(
+                self.period,
+                || async move { api.list_nodes(&reader()).await },
+            )
             .await
     }
 
     pub async fn models(&self) -> Answer<Vec<ModelView>> {
-        let api = &self.api;
+        let (api, not_serving) = (self.api.clone(), self.not_serving.clone());
         self.models
-            .get(self.period, async || {
+            .get(self.period, || async move {
                 let catalog = api.list_models(&reader()).await?;
-                self.not_serving
-                    .observe(&catalog, std::time::SystemTime::now());
+                not_serving.observe(&catalog, std::time::SystemTime::now());
                 Ok(catalog)
             })
             .await
@@ -366,26 +576,33 @@ impl Snapshots {
 
     /// Every replica; a page about one model filters this.
     pub async fn replicas(&self) -> Answer<Vec<ReplicaView>> {
-        let api = &self.api;
+        let api = self.api.clone();
         self.replicas
-            .get(self.period, async || {
+            .get(self.period, || async move {
                 api.list_replicas(&reader(), None).await
             })
             .await
     }
 
     pub async fn orphans(&self) -> Answer<Vec<OrphanView>> {
-        let api = &self.api;
+        let api = self.api.clone();
         self.orphans
-            .get(self.period, async || api.list_orphans(&reader()).await)
+            .get(
+                self.period,
+                || async move { api.list_orphans(&reader()).await },
+            )
             .await
     }
 
     /// What the admin API lists now, not a period ago: what a collection is
-    /// checked against. The answer is kept for everyone else too.
+    /// checked against, so never the last good one in its place. The
+    /// answer is kept for everyone else too.
     pub async fn orphans_now(&self) -> Answer<Vec<OrphanView>> {
         self.orphans.expire();
-        self.orphans().await
+        let api = self.api.clone();
+        self.orphans
+            .get_now(|| async move { api.list_orphans(&reader()).await })
+            .await
     }
 
     /// One model's explanation, shared like the lists when the catalog
@@ -405,17 +622,23 @@ impl Snapshots {
                 });
             }
             Ok(_) => {}
-            // Without a catalog to judge by, llmgw says.
+            // Without a catalog to judge by, llmgw says; a page waits for
+            // it no longer than for a list.
             Err(_) => {
-                return self
-                    .api
-                    .explain_placement(&reader(), model)
-                    .await
-                    .map(Arc::new);
+                let reader = reader();
+                let asked = self.api.explain_placement(&reader, model);
+                if PageReads::current().is_none() {
+                    return asked.await.map(Arc::new);
+                }
+                let began = Instant::now();
+                return match tokio::time::timeout(PAGE_WAIT, asked).await {
+                    Ok(answer) => answer.map(Arc::new),
+                    Err(_) => Err(slow(began)),
+                };
             }
         }
         let snapshot = self.explains.entry(model);
-        let api = &self.api;
+        let (api, model) = (self.api.clone(), model.to_string());
         // Worked out by llmgw from what the lists say: while they have not
         // moved, neither has it, and the wall's every period asks nothing.
         snapshot
@@ -423,7 +646,7 @@ impl Snapshots {
                 self.period,
                 self.generation(),
                 EXPLANATION_MAX_AGE,
-                async || api.explain_placement(&reader(), model).await,
+                || async move { api.explain_placement(&reader(), &model).await },
             )
             .await
     }
@@ -439,22 +662,26 @@ impl Snapshots {
         words: &crate::reasons::Vocabulary,
     ) -> Vec<(String, Answer<Option<String>>)> {
         use futures_util::{StreamExt, stream};
+        let words = Arc::new(words.clone());
         stream::iter(models)
-            .map(|model| async move {
-                let snapshot = self.headlines.entry(&model);
-                let api = &self.api;
-                let headline = snapshot
-                    .get_unmoved(
-                        self.period,
-                        self.generation(),
-                        EXPLANATION_MAX_AGE,
-                        async || {
-                            let explain = api.explain_placement(&reader(), &model).await?;
-                            Ok(crate::wall::headline(&explain, words))
-                        },
-                    )
-                    .await;
-                (model, headline)
+            .map(|model| {
+                let words = words.clone();
+                async move {
+                    let snapshot = self.headlines.entry(&model);
+                    let (api, asked) = (self.api.clone(), model.clone());
+                    let headline = snapshot
+                        .get_unmoved(
+                            self.period,
+                            self.generation(),
+                            EXPLANATION_MAX_AGE,
+                            || async move {
+                                let explain = api.explain_placement(&reader(), &asked).await?;
+                                Ok(crate::wall::headline(&explain, &words))
+                            },
+                        )
+                        .await;
+                    (model, headline)
+                }
             })
             .buffered(EXPLAIN_CONCURRENCY)
             .collect()
@@ -560,7 +787,7 @@ mod tests {
             let (snapshot, calls) = (snapshot.clone(), calls.clone());
             readers.push(tokio::spawn(async move {
                 snapshot
-                    .get(period, async || {
+                    .get(period, || async move {
                         tokio::time::sleep(Duration::from_millis(20)).await;
                         Ok(calls.fetch_add(1, Ordering::SeqCst))
                     })
@@ -573,7 +800,9 @@ mod tests {
         assert_eq!(calls.load(Ordering::SeqCst), 1);
         snapshot.expire();
         let again = snapshot
-            .get(period, async || Ok(calls.fetch_add(1, Ordering::SeqCst)))
+            .get(period, move || async move {
+                Ok(calls.fetch_add(1, Ordering::SeqCst))
+            })
             .await;
         assert_eq!(*again.expect("an answer"), 1, "asked again after a change");
     }
@@ -586,7 +815,7 @@ mod tests {
             id: id.into(),
             ..NodeView::default()
         };
-        let answer = |list: Vec<NodeView>| async move || Ok(list);
+        let answer = |list: Vec<NodeView>| move || async move { Ok(list) };
         let _ = nodes.get(Duration::ZERO, answer(vec![node("a")])).await;
         assert_eq!(
             moves.load(Ordering::Relaxed),
@@ -605,7 +834,7 @@ mod tests {
             status: "503 Service Unavailable".into(),
             message: "down".into(),
         };
-        let _ = nodes.get(Duration::ZERO, async || Err(down)).await;
+        let _ = nodes.get(Duration::ZERO, || async move { Err(down) }).await;
         let _ = nodes
             .get(Duration::ZERO, answer(vec![node("a"), node("b")]))
             .await;
@@ -628,23 +857,97 @@ mod tests {
         };
         assert!(
             snapshot
-                .get(Duration::from_secs(60), async || Err(failure()))
+                .get(
+                    Duration::from_secs(60),
+                    move || async move { Err(failure()) }
+                )
                 .await
                 .is_err()
         );
         assert!(
             snapshot
-                .get(Duration::from_secs(60), async || Ok(1))
+                .get(Duration::from_secs(60), || async { Ok(1) })
                 .await
                 .is_err(),
             "within the period, the same answer"
         );
         assert_eq!(
             *snapshot
-                .get(Duration::ZERO, async || Ok(1))
+                .get(Duration::ZERO, || async { Ok(1) })
                 .await
                 .expect("fresh"),
             1
         );
+    }
+
+    #[tokio::test]
+    async fn a_page_gets_the_last_good_answer_marked_stale_and_anyone_else_the_failure() {
+        let snapshot: Snapshot<u8> = Snapshot::default();
+        let down = || AdminApiError::Status {
+            code: 503,
+            status: "503 Service Unavailable".into(),
+            message: "down".into(),
+        };
+        let page = PageReads::default();
+        let _ = snapshot
+            .read(Duration::ZERO, Some(page.clone()), || async { Ok(7) })
+            .await;
+        assert_eq!(page.stale(), None, "a good answer is not stale");
+        let shown = snapshot
+            .read(Duration::ZERO, Some(page.clone()), move || async move {
+                Err(down())
+            })
+            .await;
+        assert_eq!(*shown.expect("the last good answer"), 7);
+        let stale = page.stale().expect("noted stale");
+        assert_eq!(stale.data_age_secs, 0);
+        assert_eq!(stale.failing_for_secs, Some(0));
+        assert!(stale.why.to_string().contains("503"), "{}", stale.why);
+        // Within the period the failure is shared, and stays a failure
+        // for a reader that is not a page.
+        assert!(
+            snapshot
+                .read(Duration::from_secs(60), None, || async { Ok(8) })
+                .await
+                .is_err()
+        );
+    }
+
+    #[tokio::test]
+    async fn a_page_that_stops_waiting_does_not_cancel_the_read() {
+        let snapshot: Snapshot<u8> = Snapshot::default();
+        let _ = snapshot
+            .read(Duration::ZERO, None, || async { Ok(1) })
+            .await;
+        let calls = Arc::new(AtomicUsize::new(0));
+        let slow = |calls: Arc<AtomicUsize>| {
+            move || async move {
+                calls.fetch_add(1, Ordering::SeqCst);
+                tokio::time::sleep(PAGE_WAIT + Duration::from_millis(300)).await;
+                Ok(2)
+            }
+        };
+        let page = PageReads::default();
+        let shown = snapshot
+            .read(Duration::ZERO, Some(page.clone()), slow(calls.clone()))
+            .await;
+        assert_eq!(*shown.expect("the last good answer"), 1);
+        assert!(
+            page.stale()
+                .expect("noted stale")
+                .why
+                .to_string()
+                .contains("has not answered in 1 s")
+        );
+        // A second page joins the same read rather than starting one.
+        let again = snapshot
+            .read(
+                Duration::ZERO,
+                Some(PageReads::default()),
+                slow(calls.clone()),
+            )
+            .await;
+        assert_eq!(*again.expect("an answer"), 2, "the read landed meanwhile");
+        assert_eq!(calls.load(Ordering::SeqCst), 1, "one read for both");
     }
 }

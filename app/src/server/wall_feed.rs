@@ -74,7 +74,10 @@ impl WallFeed {
 
     /// What a page is shown: the view, worked out again if it is a period
     /// old.
-    pub async fn current(&self, lists: &Snapshots) -> Result<Arc<WallView>, AdminApiError> {
+    pub async fn current(
+        self: &Arc<Self>,
+        lists: &Arc<Snapshots>,
+    ) -> Result<Arc<WallView>, AdminApiError> {
         let view = self.made(lists).await;
         if let Ok(good) = &view {
             *self
@@ -85,9 +88,15 @@ impl WallFeed {
         view
     }
 
-    async fn made(&self, lists: &Snapshots) -> Result<Arc<WallView>, AdminApiError> {
+    async fn made(
+        self: &Arc<Self>,
+        lists: &Arc<Snapshots>,
+    ) -> Result<Arc<WallView>, AdminApiError> {
+        let (feed, lists) = (self.clone(), lists.clone());
+        let period = lists.period();
         self.view
-            .get(lists.period(), async || {
+            .get(period, || async move {
+                let feed = &feed;
                 let (nodes, models, replicas, orphans) = tokio::join!(
                     lists.nodes(),
                     lists.models(),
@@ -117,10 +126,10 @@ impl WallFeed {
                 view.taken_at = SystemTime::now()
                     .duration_since(UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs() as i64);
-                view.build = self.build.clone();
-                self.date(&mut view, &nodes, &models);
-                view.recent = self.recent(view.taken_at).await;
-                view.trends = self.trends(view.sample()).await;
+                view.build = feed.build.clone();
+                feed.date(&mut view, &nodes, &models);
+                view.recent = feed.recent(view.taken_at).await;
+                view.trends = feed.trends(view.sample()).await;
                 Ok(view)
             })
             .await

@@ -115,6 +115,12 @@ pub trait TableRow: Clone + PartialEq + Send + Sync + 'static {
         true
     }
 
+    /// The facets [`Self::passes`] knows, offered above the table: each
+    /// with the values worth a click.
+    fn facets() -> Vec<FacetChoice> {
+        Vec::new()
+    }
+
     /// A class that marks the row (`has-error`).
     fn mark(&self) -> Option<&'static str> {
         None
@@ -124,6 +130,15 @@ pub trait TableRow: Clone + PartialEq + Send + Sync + 'static {
     fn notes(&self) -> Vec<RowNote> {
         Vec::new()
     }
+}
+
+/// One facet a table offers: its parameter, its name, and its values,
+/// each with the words it is shown by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FacetChoice {
+    pub param: &'static str,
+    pub label: &'static str,
+    pub values: Vec<(String, String)>,
 }
 
 /// Every column's text of `row`, for the filter.

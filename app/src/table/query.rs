@@ -159,6 +159,54 @@ impl TableQuery {
         format!("?{}", encode_query(&pairs))
     }
 
+    /// The link to this view with `param` set to `value`, or without it
+    /// (`None`; for `q`, without the filter's words), from its first page.
+    pub fn facet_href(&self, param: &str, value: Option<&str>) -> String {
+        let mut next = self.clone();
+        next.page = 0;
+        if param == "q" {
+            next.q = value.unwrap_or_default().to_string();
+        } else {
+            next.rest.retain(|(k, _)| k != param);
+            if let Some(value) = value {
+                next.rest.push((param.to_string(), value.to_string()));
+            }
+        }
+        format!("?{}", next.with_page(0))
+    }
+
+    /// The value of facet `param` this view applies.
+    pub fn facet(&self, param: &str) -> Option<&str> {
+        self.rest
+            .iter()
+            .find(|(k, _)| k == param)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// What narrows this view, each shown as a chip that removes it: its
+    /// facets (not `group`, which lays the page out) and its filter.
+    pub fn narrowed_by(&self) -> Vec<(String, String)> {
+        let mut applied: Vec<(String, String)> = self
+            .rest
+            .iter()
+            .filter(|(k, _)| k != "group")
+            .cloned()
+            .collect();
+        if !self.q.is_empty() {
+            applied.push(("q".into(), self.q.clone()));
+        }
+        applied
+    }
+
+    /// This view with nothing narrowing it: its sort and layout only.
+    pub fn unnarrowed_href(&self) -> String {
+        let mut next = self.clone();
+        next.page = 0;
+        next.q.clear();
+        next.rest.retain(|(k, _)| k == "group");
+        format!("?{}", next.with_page(0))
+    }
+
     /// The hidden fields of the filter form: the view, less the filter
     /// itself and the page.
     pub fn filter_form_fields(&self) -> Vec<(String, String)> {

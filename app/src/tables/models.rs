@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::admin_api::types::ModelView;
 use crate::components::{SinceNote, StatusBadge};
 use crate::format::{self, ModelStatus};
-use crate::table::{Cell, Column, Exported, ExportedTable, Field, SortKey, TableRow};
+use crate::table::{Cell, Column, Exported, ExportedTable, FacetChoice, Field, SortKey, TableRow};
 use crate::urls;
 
 impl TableRow for ModelView {
@@ -62,6 +62,17 @@ impl TableRow for ModelView {
             "status" => ModelStatus::of(self).slug() == value,
             _ => true,
         }
+    }
+
+    fn facets() -> Vec<FacetChoice> {
+        vec![FacetChoice {
+            param: "status",
+            label: "Status",
+            values: ModelStatus::ALL
+                .iter()
+                .map(|s| (s.slug(), s.label().to_string()))
+                .collect(),
+        }]
     }
 }
 

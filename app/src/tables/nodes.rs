@@ -3,11 +3,11 @@
 
 use leptos::prelude::*;
 
-use crate::admin_api::types::NodeView;
-use crate::components::{NodeActions, PagedTable, SinceNote, StateBadge};
+use crate::admin_api::types::{NodeState, NodeView};
+use crate::components::{DrainDone, NodeActions, PagedTable, SinceNote, StateBadge};
 use crate::table::{
-    Cell, Column, Exported, ExportedTable, Field, RowNote, SortKey, TablePage, TableQuery,
-    TableRow, columns_text,
+    Cell, Column, Exported, ExportedTable, FacetChoice, Field, RowNote, SortKey, TablePage,
+    TableQuery, TableRow, columns_text,
 };
 use crate::{format, urls};
 
@@ -22,8 +22,19 @@ impl TableRow for NodeView {
         .sort(|n| SortKey::Text(n.id.clone()))
         .text(|n| n.id.clone()),
         Column::<Self>::new("state", "State", |n| {
-            view! { <StateBadge state=n.state.clone() /><SinceNote since=n.since.as_ref().and_then(|d| d.state.clone()) /> }
-                .into_any()
+            // "Since" only where the state is news: on a list of ready
+            // nodes it would be a second line on every row.
+            let since = n
+                .since
+                .as_ref()
+                .and_then(|d| d.state.clone())
+                .filter(|_| n.state != NodeState::Ready);
+            view! {
+                <StateBadge state=n.state.clone() />
+                <DrainDone state=n.state.clone() replicas=n.replicas />
+                <SinceNote since />
+            }
+            .into_any()
         })
         .sort(|n| SortKey::Text(n.state.to_string()))
         .text(|n| n.state.to_string()),
@@ -85,6 +96,25 @@ impl TableRow for NodeView {
             "unhealthy" => !self.unhealthy.is_empty(),
             _ => true,
         }
+    }
+
+    fn facets() -> Vec<FacetChoice> {
+        let states = [NodeState::Ready, NodeState::Cordoned, NodeState::Draining];
+        vec![
+            FacetChoice {
+                param: "state",
+                label: "State",
+                values: states
+                    .iter()
+                    .map(|s| (s.as_str().to_string(), s.as_str().to_string()))
+                    .collect(),
+            },
+            FacetChoice {
+                param: "unhealthy",
+                label: "GPUs",
+                values: vec![("1".into(), "some unhealthy".into())],
+            },
+        ]
     }
 
     fn mark(&self) -> Option<&'static str> {

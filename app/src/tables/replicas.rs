@@ -7,7 +7,9 @@ use crate::admin_api::types::ReplicaView;
 use crate::components::SinceNote;
 use crate::format;
 use crate::joins::has_error;
-use crate::table::{Cell, Column, Exported, ExportedTable, Field, RowNote, SortKey, TableRow};
+use crate::table::{
+    Cell, Column, Exported, ExportedTable, FacetChoice, Field, RowNote, SortKey, TableRow,
+};
 use crate::urls;
 
 /// "gpu-a:[0 1 2 3] gpu-b:[0 1]", the way the CLI writes shards, each
@@ -91,6 +93,14 @@ impl TableRow for ReplicaView {
             "errors" => has_error(self),
             _ => true,
         }
+    }
+
+    fn facets() -> Vec<FacetChoice> {
+        vec![FacetChoice {
+            param: "errors",
+            label: "Errors",
+            values: vec![("1".into(), "reporting an error".into())],
+        }]
     }
 
     fn mark(&self) -> Option<&'static str> {
