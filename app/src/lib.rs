@@ -90,8 +90,6 @@ pub fn App() -> impl IntoView {
         <Router>
             <TabPulse />
             <Shortcuts />
-            // The first thing Tab reaches: past the header's dozen links.
-            <a class="skip-link" href="#main">"Skip to the page"</a>
             <Header ui=ui.clone() />
             <JournalDown error=ui.journal_error.clone() />
             <main id="main" tabindex="-1">
@@ -159,6 +157,9 @@ fn Header(ui: UiSettings) -> impl IntoView {
             let here = urls::path_and_query(&path, &location.search.get());
             let in_one = ui.cluster.is_some();
             view! {
+            // The first thing Tab reaches: past the header's dozen links.
+            // Not on the wall, which has no header and no control.
+            <a class="skip-link" href="#main">"Skip to the page"</a>
             <header class="top">
                 <a class="brand" href="/">"llmgw console"</a>
                 {ui.cluster.clone().map(|c| view! { <components::ClusterBadge tag=c /> })}

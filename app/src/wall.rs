@@ -433,6 +433,16 @@ pub fn wall_view(
     v
 }
 
+/// A model's name as a wall has room for: without its organisation
+/// (`mistralai/Mixtral-8x7B-Instruct-v0.1` is `Mixtral-8x7B-Instruct-v0.1`),
+/// so that a cut falls at its least distinctive end.
+pub fn short_model_name(name: &str) -> &str {
+    match name.rsplit_once('/') {
+        Some((_, short)) if !short.is_empty() => short,
+        _ => name,
+    }
+}
+
 /// The cluster's state in three numbers, for a tab's title and icon.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pulse {
@@ -525,6 +535,16 @@ mod tests {
             .iter()
             .map(|n| (n.model.clone(), format!("{}: {}", n.what, n.why)))
             .collect()
+    }
+
+    #[test]
+    fn a_model_is_named_by_its_distinctive_end() {
+        assert_eq!(
+            short_model_name("mistralai/Mixtral-8x7B-Instruct-v0.1"),
+            "Mixtral-8x7B-Instruct-v0.1"
+        );
+        assert_eq!(short_model_name("llama-3-8b"), "llama-3-8b");
+        assert_eq!(short_model_name("org/"), "org/");
     }
 
     #[test]

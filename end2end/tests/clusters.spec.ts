@@ -102,3 +102,24 @@ test('one cluster that hangs slows no other, and the overview says which', async
   await expect(page.locator('tr[data-cluster="eu"] a[href="/c/eu/nodes"]')).toBeVisible();
   await expect(page.locator('tr[data-cluster="us"] a[href="/c/us/nodes"]')).toBeVisible();
 });
+
+test('the wall of two clusters is every cluster, names its models and nodes, and fits a 1080p screen', async ({ page }) => {
+  const { url } = await twoClusters();
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await page.goto(`${url}/wall`);
+  await expect(page).toHaveURL(/\/wall\?clusters=eu,us$/);
+  const columns = page.locator('section.wall-column');
+  await expect(columns).toHaveCount(2);
+  // eu, the demo cluster, has models not serving: their names are on the
+  // wall, each by its distinctive end, the whole name on hover.
+  const names = columns.first().locator('.wall-panel[data-panel="models"] ul.rows .name');
+  expect(await names.count()).toBeGreaterThan(0);
+  for (const name of await names.all()) {
+    const whole = (await name.getAttribute('title'))!;
+    await expect(name).toHaveText(whole.split('/').pop()!);
+  }
+  for (const panel of await page.locator('.wall-panel').all()) {
+    const fits = await panel.evaluate((e) => e.scrollHeight <= e.clientHeight + 1);
+    expect(fits, `${await panel.getAttribute('data-panel')} is cut off`).toBe(true);
+  }
+});

@@ -476,7 +476,11 @@ async fn a_wall_of_several_clusters_marks_an_outage_on_its_own_column() {
             break;
         }
     }
-    assert!(page.has("section.wall-column.stale[data-cluster=us] .wall-panel"));
+    assert!(
+        page.has("section.wall-column.stale[data-cluster=us] .wall-panel"),
+        "{}",
+        page.text("section.wall-column[data-cluster=us]")
+    );
     assert!(page.has("section.wall-column[data-cluster=us] .stale-note"));
     assert!(!page.has("section.wall-column.stale[data-cluster=eu]"));
     // An id the console does not know is said so, in its own column.

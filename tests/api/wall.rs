@@ -62,8 +62,16 @@ async fn the_wall_shows_every_panel_and_nothing_to_click() {
                 .map(|g| g.reason)
                 .collect()
         };
+        // By its distinctive end, the whole name on hover.
+        let shown = app::wall::short_model_name(model);
         assert!(
-            rows.iter().any(|r| r.contains(model)
+            page.all("[data-panel=models] li .name")
+                .iter()
+                .any(|n| n.value().attr("title") == Some(*model)),
+            "{model} whole in a title"
+        );
+        assert!(
+            rows.iter().any(|r| r.contains(shown)
                 && r.contains("not placed")
                 && told.iter().any(|t| r.contains(t.as_str()))),
             "{model} with one of {told:?} in {rows:?}"

@@ -20,7 +20,7 @@ use crate::wall::Pulse;
 fn stale_on_this_page() -> Option<Staleness> {
     #[cfg(feature = "ssr")]
     {
-        crate::server::page_reads::PageReads::current().and_then(|reads| reads.stale())
+        crate::server::page_reads::PageReads::of_request().and_then(|reads| reads.stale())
     }
     #[cfg(not(feature = "ssr"))]
     {

@@ -27,6 +27,32 @@ const LIST_ROWS: usize = 4;
 /// them, and without.
 const TROUBLE_ROWS: (usize, usize) = (3, 5);
 
+/// How many rows a list panel has room for: a wall of one cluster gives
+/// each panel a share of the screen; a wall of several stacks every panel
+/// of a cluster in its column, so each lists its top names only, rather
+/// than totals whose names are cut off below.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Room {
+    models: usize,
+    trouble: (usize, usize),
+}
+
+const FULL: Room = Room {
+    models: LIST_ROWS,
+    trouble: TROUBLE_ROWS,
+};
+
+/// A column of `panels` panels, on a screen as tall as one cluster's wall.
+fn in_a_column(panels: usize) -> Room {
+    if panels <= 2 {
+        return FULL;
+    }
+    Room {
+        models: 2,
+        trouble: (1, 2),
+    }
+}
+
 fn layout_from_query() -> Memo<WallLayout> {
     let query = use_query_map();
     Memo::new(move |_| {
@@ -180,7 +206,10 @@ fn ClusterColumns(walls: Vec<ClusterWall>, layout: WallLayout) -> impl IntoView 
                             <h2 class="wall-column-head"><ClusterBadge tag=w.tag.clone() /></h2>
                             {w.error.clone().map(|e| view! { <p class="stale-note">{format!("Not current: {e}")}</p> })}
                             {match w.view {
-                                Some(view) => view! { <Panels view layout /> }.into_any(),
+                                Some(view) => {
+                                    let room = in_a_column(layout.panels.len());
+                                    view! { <Panels view layout room /> }.into_any()
+                                }
                                 None => view! { <p class="big">"—"</p> }.into_any(),
                             }}
                         </section>
@@ -192,7 +221,7 @@ fn ClusterColumns(walls: Vec<ClusterWall>, layout: WallLayout) -> impl IntoView 
 }
 
 #[component]
-fn Panels(view: WallView, layout: WallLayout) -> impl IntoView {
+fn Panels(view: WallView, layout: WallLayout, #[prop(default = FULL)] room: Room) -> impl IntoView {
     let cycling = layout.cycle_seconds.is_some();
     let taken = format!("data of {} UTC", time_of_day(view.taken_at));
     view! {
@@ -207,7 +236,7 @@ fn Panels(view: WallView, layout: WallLayout) -> impl IntoView {
                     view! {
                         <section class="wall-panel" data-panel=panel.slug() data-index=i>
                             <h2>{panel.title()}</h2>
-                            {panel_body(panel, &view)}
+                            {panel_body(panel, &view, room)}
                         </section>
                     }
                 })
@@ -310,7 +339,7 @@ fn LastHour(recent: Vec<JournalEvent>) -> impl IntoView {
     })
 }
 
-fn panel_body(panel: Panel, v: &WallView) -> AnyView {
+fn panel_body(panel: Panel, v: &WallView, room: Room) -> AnyView {
     match panel {
         Panel::Nodes => view! {
             <p class="big">{format!("{} free", v.gpu_free)}<span class="of">{format!(" of {} GPUs", v.gpu_total)}</span></p>
@@ -326,7 +355,7 @@ fn panel_body(panel: Panel, v: &WallView) -> AnyView {
         .into_any(),
         Panel::Models => listed_as(
             &v.not_serving,
-            LIST_ROWS,
+            room.models,
             {
                 // Down (no replica ready) and below wanted, counted apart.
                 let pulse = v.pulse();
@@ -349,7 +378,9 @@ fn panel_body(panel: Panel, v: &WallView) -> AnyView {
             |m| {
                 view! {
                     <li class:down=m.down class:below=m.below>
-                        <span class="name">{m.model.clone()}</span>
+                        // The name's distinctive end, the organisation
+                        // dropped; the whole name on hover.
+                        <span class="name" title=m.model.clone()>{crate::wall::short_model_name(&m.model).to_string()}</span>
                         <span class="what">{m.what.clone()}{m.since.as_ref().map(|s| format!(" · {}", format::since_short(s)))}</span>
                         <span class="why">{m.why.clone()}</span>
                     </li>
@@ -362,7 +393,7 @@ fn panel_body(panel: Panel, v: &WallView) -> AnyView {
             // for its heading: the panel fits its screen either way.
             let recent: Vec<JournalEvent> =
                 v.recent.iter().take(RECENT_ROWS).cloned().collect();
-            let rows = if recent.is_empty() { TROUBLE_ROWS.1 } else { TROUBLE_ROWS.0 };
+            let rows = if recent.is_empty() { room.trouble.1 } else { room.trouble.0 };
             view! { {troubled(v, rows)} <LastHour recent /> }.into_any()
         }
         Panel::Weights => view! {

@@ -4,10 +4,14 @@
 //! here so that the page marks it stale, with its age, instead of showing
 //! an error alone or a white screen for the admin API's whole timeout.
 //!
-//! Provided with every request's context; a read outside a request (the
-//! change feed's poll, the journal's recorder, readiness, exports) finds
-//! none and waits for the answer, whatever it is: what those say must be
-//! the admin API's own word.
+//! Provided with a page request's context (a GET), and given to the reads
+//! of the server functions a page's live parts show, for the time they
+//! run (`patient`), in a task-local: a read anywhere else (the change
+//! feed's poll, the journal's recorder, readiness, exports, a dialog's
+//! preview, a task spawned from a page) finds none and waits for the
+//! answer, whatever it is: what those say must be the admin API's own word.
+//! Not Leptos's context: a task spawned from a request can find that
+//! request's owner still current on its thread, and with it its context.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -23,10 +27,30 @@ pub const PAGE_WAIT: Duration = Duration::from_secs(1);
 #[derive(Clone, Debug, Default)]
 pub struct PageReads(Arc<Mutex<Option<Staleness>>>);
 
+tokio::task_local! {
+    static PAGE: PageReads;
+}
+
 impl PageReads {
-    /// The notes of the request being served, if it is one.
+    /// The notes of the page whose reads run now, if they are a page's.
     pub fn current() -> Option<Self> {
+        PAGE.try_with(Clone::clone).ok()
+    }
+
+    /// The notes of the request being rendered: for the page's own
+    /// components, in its render.
+    pub fn of_request() -> Option<Self> {
         leptos::prelude::use_context::<Self>()
+    }
+
+    /// Runs `reads` as a page's, when the request is a page's: called at
+    /// the top of a server function, where the request's context is its
+    /// own.
+    pub async fn patient<F: Future>(reads: F) -> F::Output {
+        match Self::of_request() {
+            Some(page) => PAGE.scope(page, reads).await,
+            None => reads.await,
+        }
     }
 
     /// One list was shown stale: the page says the worst of its lists,

@@ -23,7 +23,8 @@ pub struct OverviewReport {
 pub async fn list_models(
     #[server(default)] query: String,
 ) -> Result<TablePage<ModelView>, ConsoleError> {
-    ssr::list_models(query).await
+    // Shown in a live part: in an outage, the last good lists, marked.
+    crate::server::page_reads::PageReads::patient(ssr::list_models(query)).await
 }
 
 /// The page of replicas that `query` shows; its `model=` keeps one model's.
@@ -31,7 +32,8 @@ pub async fn list_models(
 pub async fn list_replicas(
     #[server(default)] query: String,
 ) -> Result<TablePage<ReplicaView>, ConsoleError> {
-    ssr::list_replicas(query).await
+    // Shown in a live part: in an outage, the last good lists, marked.
+    crate::server::page_reads::PageReads::patient(ssr::list_replicas(query)).await
 }
 
 /// The overview's figures, and the page of its node table `query` shows.
@@ -39,7 +41,8 @@ pub async fn list_replicas(
 pub async fn cluster_overview(
     #[server(default)] query: String,
 ) -> Result<OverviewReport, ConsoleError> {
-    ssr::cluster_overview(query).await
+    // Shown in a live part: in an outage, the last good lists, marked.
+    crate::server::page_reads::PageReads::patient(ssr::cluster_overview(query)).await
 }
 
 #[cfg(feature = "ssr")]

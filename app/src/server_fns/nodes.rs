@@ -14,7 +14,8 @@ use crate::table::TablePage;
 pub async fn list_nodes(
     #[server(default)] query: String,
 ) -> Result<TablePage<NodeView>, ConsoleError> {
-    ssr::list_nodes(query).await
+    // Shown in a live part: in an outage, the last good lists, marked.
+    crate::server::page_reads::PageReads::patient(ssr::list_nodes(query)).await
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,7 +38,8 @@ pub struct NodeReport {
 
 #[server(endpoint = "/inspect_node")]
 pub async fn inspect_node(id: String) -> Result<NodeReport, ConsoleError> {
-    ssr::node_report(id).await
+    // Shown in a live part: in an outage, the last good lists, marked.
+    crate::server::page_reads::PageReads::patient(ssr::node_report(id)).await
 }
 
 /// What draining `node` would move, and whether each model keeps serving:

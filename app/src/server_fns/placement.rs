@@ -31,7 +31,8 @@ pub struct PlacementReport {
 
 #[server(endpoint = "/explain_placement")]
 pub async fn explain_placement(model: String) -> Result<PlacementReport, ConsoleError> {
-    ssr::explain_placement(model).await
+    // Shown in a live part: in an outage, the last good lists, marked.
+    crate::server::page_reads::PageReads::patient(ssr::explain_placement(model)).await
 }
 
 #[cfg(feature = "ssr")]

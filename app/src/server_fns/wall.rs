@@ -10,7 +10,8 @@ use crate::wall::WallView;
 
 #[server(endpoint = "/read_wall")]
 pub async fn read_wall() -> Result<WallView, ConsoleError> {
-    ssr::read_wall().await
+    // Shown in a live part: in an outage, the last good lists, marked.
+    crate::server::page_reads::PageReads::patient(ssr::read_wall()).await
 }
 
 /// One cluster of a wall of several.

@@ -10,7 +10,8 @@ use crate::error::ConsoleError;
 
 #[server(endpoint = "/list_orphans")]
 pub async fn list_orphans() -> Result<Vec<OrphanView>, ConsoleError> {
-    ssr::list_orphans().await
+    // Shown in a live part: in an outage, the last good lists, marked.
+    crate::server::page_reads::PageReads::patient(ssr::list_orphans()).await
 }
 
 /// Exactly what a collection would ask for, and the token that confirms it.
