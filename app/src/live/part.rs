@@ -81,34 +81,35 @@ where
                 // Read, not awaited in a `Suspend`: a `Suspend` subscribes an
                 // observer of its own to what it awaits and never unsubscribes
                 // it (`make lint` refuses `Suspend::new`).
+                // Erased, and laid out by a function of its own: each page's
+                // view type nested three ways deep overflows the compiler's
+                // type depth, and a copy per page would grow the binary.
                 {move || {
                     resource
                         .get()
-                        .map(|outcome| match (outcome, stale_on_this_page()) {
-                            // Erased: each page's own view type nested three
-                            // ways deep overflows the compiler's type depth.
-                            (Ok(data), None) => view! {
-                                <p class=STATUS_CLASS aria-live="polite">
-                                    {status_text(Freshness::default(), 0.0)}
-                                </p>
-                                {render(data)}
-                            }
-                            .into_any(),
-                            (Ok(data), Some(stale)) => {
-                                let shown = render(data).into_any();
-                                view! { <StaleData stale>{shown}</StaleData> }.into_any()
-                            }
-                            (Err(error), _) => view! {
-                                <p class=STATUS_CLASS aria-live="polite">
-                                    {status_text(Freshness::default(), 0.0)}
-                                </p>
-                                <ErrorPanel error />
-                            }
-                            .into_any(),
-                        })
+                        .map(|outcome| part_of(outcome.map(|data| render(data).into_any())))
                 }}
             </Transition>
         </div>
+    }
+}
+
+/// A part's content: its data under "updated just now", or its last good
+/// data marked stale, or the error alone.
+fn part_of(outcome: Result<AnyView, ConsoleError>) -> AnyView {
+    match (outcome, stale_on_this_page()) {
+        (Ok(shown), Some(stale)) => view! { <StaleData stale>{shown}</StaleData> }.into_any(),
+        (outcome, _) => {
+            let status = view! {
+                <p class=STATUS_CLASS aria-live="polite">
+                    {status_text(Freshness::default(), 0.0)}
+                </p>
+            };
+            match outcome {
+                Ok(shown) => view! { {status} {shown} }.into_any(),
+                Err(error) => view! { {status} <ErrorPanel error /> }.into_any(),
+            }
+        }
     }
 }
 

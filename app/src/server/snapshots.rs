@@ -190,7 +190,12 @@ impl<T: Send + Sync + 'static> Snapshot<T> {
         F: FnOnce() -> Fut + Send + 'static,
         Fut: Future<Output = Result<T, AdminApiError>> + Send + 'static,
     {
-        self.get_kept(move |kept| kept.at.elapsed() < max_age, 0, page, fetch)
+        self.get_kept(
+            Box::new(move |kept: &Kept<T>| kept.at.elapsed() < max_age),
+            0,
+            page,
+            boxed(fetch),
+        )
     }
 
     /// What the admin API answers now, never the last good answer in its
@@ -200,7 +205,8 @@ impl<T: Send + Sync + 'static> Snapshot<T> {
         F: FnOnce() -> Fut + Send + 'static,
         Fut: Future<Output = Result<T, AdminApiError>> + Send + 'static,
     {
-        self.get_kept(|_| false, 0, None, fetch).await
+        self.get_kept(Box::new(|_: &Kept<T>| false), 0, None, boxed(fetch))
+            .await
     }
 
     /// An answer worked out from the lists: kept while they have not moved
@@ -220,20 +226,24 @@ impl<T: Send + Sync + 'static> Snapshot<T> {
             let age = kept.at.elapsed();
             age < max_age || (kept.answer.is_ok() && kept.generation == generation && age < at_most)
         };
-        self.get_kept(keep, generation, PageReads::current(), fetch)
+        self.get_kept(
+            Box::new(keep),
+            generation,
+            PageReads::current(),
+            boxed(fetch),
+        )
     }
 
-    async fn get_kept<F, Fut>(
+    /// One read path per kind of answer, not one per call site: each
+    /// would be another copy of this and of a task's machinery in the
+    /// binary, which has a size budget.
+    async fn get_kept(
         &self,
-        keep: impl Fn(&Kept<T>) -> bool + Send,
+        keep: Keep<T>,
         generation: u64,
         page: Option<PageReads>,
-        fetch: F,
-    ) -> Answer<T>
-    where
-        F: FnOnce() -> Fut + Send + 'static,
-        Fut: Future<Output = Result<T, AdminApiError>> + Send + 'static,
-    {
+        fetch: Fetch<T>,
+    ) -> Answer<T> {
         if let Some(answer) = self.fresh(&keep) {
             // Measured: when a page's data was ready at the first poll, the
             // server render of /nodes at 1,000 nodes took 52 ms instead of
@@ -286,16 +296,12 @@ impl<T: Send + Sync + 'static> Snapshot<T> {
 
     /// Joins the read under way, or starts one; or, if one ended while
     /// this waited for the lock, its answer.
-    fn join_or_start<F, Fut>(
+    fn join_or_start(
         &self,
-        keep: &impl Fn(&Kept<T>) -> bool,
+        keep: &Keep<T>,
         generation: u64,
-        fetch: F,
-    ) -> Result<Answer<T>, Joined<T>>
-    where
-        F: FnOnce() -> Fut,
-        Fut: Future<Output = Result<T, AdminApiError>> + Send + 'static,
-    {
+        fetch: Fetch<T>,
+    ) -> Result<Answer<T>, Joined<T>> {
         let shared = &self.0;
         let mut flight = locked(&shared.flight);
         if let Some(answer) = self.fresh(keep) {
@@ -319,13 +325,31 @@ impl<T: Send + Sync + 'static> Snapshot<T> {
             id,
         };
         let read = fetch();
-        tokio::spawn(async move {
+        let task: std::pin::Pin<Box<dyn Future<Output = ()> + Send>> = Box::pin(async move {
             let answer = read.await.map(Arc::new);
             landing.store(answer.clone(), generation, expiries);
             let _ = tell.send(Some(answer));
         });
+        // Boxed: one task type for every kind of list.
+        tokio::spawn(task);
         Err((answer, began))
     }
+}
+
+/// Whether a kept answer may be given as it is.
+type Keep<T> = Box<dyn Fn(&Kept<T>) -> bool + Send + Sync>;
+
+/// A read of the admin API, made when one is due.
+type Fetch<T> = Box<dyn FnOnce() -> BoxedRead<T> + Send>;
+type BoxedRead<T> =
+    std::pin::Pin<Box<dyn Future<Output = Result<T, AdminApiError>> + Send + 'static>>;
+
+fn boxed<T, F, Fut>(fetch: F) -> Fetch<T>
+where
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: Future<Output = Result<T, AdminApiError>> + Send + 'static,
+{
+    Box::new(move || Box::pin(fetch()) as BoxedRead<T>)
 }
 
 /// A read joined: its answer to come, and when it began.
