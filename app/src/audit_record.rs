@@ -69,10 +69,86 @@ pub struct AuditRecord {
     pub client_left: bool,
 }
 
+/// `records` (newest first) with one row per attempt: the record of an
+/// attempt as sent goes when the record of how it ended is there too. One
+/// still alone was never answered (or is being sent now), and stays.
+pub fn one_per_attempt(records: Vec<AuditRecord>) -> Vec<AuditRecord> {
+    let ended: std::collections::HashSet<u64> = records
+        .iter()
+        .filter(|r| r.outcome != Outcome::Sent)
+        .map(|r| r.attempt)
+        .collect();
+    records
+        .into_iter()
+        .filter(|r| r.outcome != Outcome::Sent || !ended.contains(&r.attempt))
+        .collect()
+}
+
+impl AuditRecord {
+    /// A text field of what it was about, if given and not blank.
+    pub fn target_text(&self, key: &str) -> Option<&str> {
+        self.target
+            .get(key)
+            .and_then(|v| v.as_str())
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    }
+
+    /// Its action as the journal and the events page name it: the
+    /// function, and the state asked for ("set_node_state cordoned").
+    pub fn action_with_state(&self) -> String {
+        match self.target_text("state") {
+            Some(state) => format!("{} {state}", self.action),
+            None => self.action.clone(),
+        }
+    }
+}
+
 fn one() -> u64 {
     1
 }
 
 fn is_one(n: &u64) -> bool {
     *n <= 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(attempt: u64, outcome: Outcome) -> AuditRecord {
+        AuditRecord {
+            attempt,
+            time: String::new(),
+            cluster: None,
+            actor: "jane".into(),
+            user: None,
+            peer: None,
+            action: "set_node_state".into(),
+            target: BTreeMap::new(),
+            outcome,
+            reason: None,
+            times: 1,
+            client_left: false,
+        }
+    }
+
+    #[test]
+    fn an_attempt_sent_and_done_is_one_row_and_one_never_answered_stays() {
+        let rows = one_per_attempt(vec![
+            record(3, Outcome::Refused),
+            record(2, Outcome::Done),
+            record(2, Outcome::Sent),
+            record(1, Outcome::Sent),
+        ]);
+        let seen: Vec<(u64, Outcome)> = rows.iter().map(|r| (r.attempt, r.outcome)).collect();
+        assert_eq!(
+            seen,
+            [
+                (3, Outcome::Refused),
+                (2, Outcome::Done),
+                (1, Outcome::Sent)
+            ]
+        );
+    }
 }

@@ -18,6 +18,10 @@ pub fn storable(text: &str) -> String {
     text.replace('\0', "\u{FFFD}")
 }
 
+/// A change made through a console is seen in llmgw's lists a poll or so
+/// later: an attempt this much older than a transition is still its cause.
+pub const ATTEMPT_LEAD: i64 = 120;
+
 /// What kind of change a record is. Stored as [`EventKind::as_str`]: the
 /// words are the database's too, so they never change once shipped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -279,6 +283,15 @@ impl JournalEvent {
         let detail = detail.into();
         self.detail = (!detail.is_empty()).then_some(detail);
         self
+    }
+
+    /// The state an attempt asked a node to take ("cordoned"), if it is
+    /// one: its action reads "set_node_state cordoned".
+    pub fn asked_state(&self) -> Option<&str> {
+        if self.kind != EventKind::Attempt {
+            return None;
+        }
+        self.before.as_deref()?.strip_prefix("set_node_state ")
     }
 
     /// The change as a list shows it: "ready → cordoned", the new state

@@ -14,6 +14,7 @@ pub mod cluster_tag;
 pub mod components;
 pub mod error;
 pub mod estimate;
+pub mod event_lines;
 pub mod events_query;
 pub mod fixes;
 pub mod format;

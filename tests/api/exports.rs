@@ -56,7 +56,12 @@ async fn every_table_page_gives_its_rows_as_csv_and_json() {
         ("/models", lists.models.len(), "model"),
         ("/replicas", lists.replicas.len(), "replica"),
         ("/weights", lists.orphans.len(), "node"),
-        ("/audit", app.context_audit().len(), "attempt"),
+        // One row per attempt, as the page shows them.
+        (
+            "/audit",
+            app::audit_record::one_per_attempt(app.context_audit()).len(),
+            "attempt",
+        ),
     ] {
         let (kind, disposition, csv) = download(&app, &format!("{page}?format=csv")).await;
         assert!(kind.starts_with("text/csv"), "{page}: {kind}");

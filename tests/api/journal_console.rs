@@ -253,6 +253,21 @@ async fn a_cordon_keeps_its_reason_and_its_start_across_a_restart() {
         (Some("ready"), Some("cordoned"))
     );
 
+    // On the events page the three records are one line, in operator
+    // words, with the transition it caused.
+    let events_page =
+        Page::parse(&fetch_page(&console.root, &format!("/events?node={node}")).await);
+    let lines = events_page.texts("table.events tbody tr td:nth-child(3)");
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with("cordoned by ") && lines[0].ends_with(&format!(": {reason} — done")),
+        "{lines:?}"
+    );
+    assert_eq!(
+        events_page.texts("table.events tbody tr td:nth-child(4)"),
+        ["node went ready → cordoned"]
+    );
+
     let node_page = format!("/nodes/{node}");
     let shown = until(
         "the node page says since when, by whom and why",
@@ -950,7 +965,7 @@ async fn the_events_page_filters_pages_and_says_what_it_cannot_read() {
     })
     .await;
 
-    let rows = |page: &Page| page.texts("table.events tbody tr td:nth-child(3)");
+    let rows = |page: &Page| page.texts("table.events tbody tr td:nth-child(2)");
     let first = Page::parse(&fetch_page(&console.root, "/events?kind=node_state").await);
     let first_rows = rows(&first);
     assert_eq!(first_rows.len(), 100, "a page holds 100");

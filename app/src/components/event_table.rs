@@ -3,14 +3,16 @@
 
 use leptos::prelude::*;
 
+use crate::event_lines::{EventLine, fold};
 use crate::events_query::EventQuery;
 use crate::format;
-use crate::journal_record::JournalEvent;
+use crate::journal_record::EventKind;
 use crate::live::Live;
 use crate::server_fns::events::{EventsPage as Records, list_events};
 use crate::urls;
 
-/// Records as a table: when, what, about what, the change, who, and why.
+/// Records as a table, one line per action: when, about what, what
+/// happened (who and why), and its detail.
 /// `paged`: with the link to older records (the events page); a history
 /// section links to the events page instead.
 #[component]
@@ -49,10 +51,10 @@ pub fn EventTable(records: Records, query: EventQuery, paged: bool) -> impl Into
             view! {
                 <table class="data events">
                     <thead>
-                        <tr><th>"When"</th><th>"What"</th><th>"Of"</th><th>"Change"</th><th>"By"</th><th>"Detail"</th></tr>
+                        <tr><th>"When"</th><th>"Of"</th><th>"What happened"</th><th>"Detail"</th></tr>
                     </thead>
                     <tbody>
-                        {records.events.into_iter().map(|e| view! { <EventRow e now /> }).collect_view()}
+                        {fold(records.events).into_iter().map(|line| event_row(line, now)).collect_view()}
                     </tbody>
                 </table>
             }
@@ -63,8 +65,11 @@ pub fn EventTable(records: Records, query: EventQuery, paged: bool) -> impl Into
     .into_any()
 }
 
-#[component]
-fn EventRow(e: JournalEvent, now: i64) -> impl IntoView {
+/// One line: an action with what it caused, or a change llmgw's lists
+/// showed.
+fn event_row(line: EventLine, now: i64) -> AnyView {
+    let sentence = line.sentence();
+    let EventLine { event: e, caused } = line;
     let of = match (&e.node, &e.model, &e.replica) {
         (Some(node), _, _) => view! { <a href=urls::node(node)>{node.clone()}</a> }.into_any(),
         (None, Some(model), replica) => view! {
@@ -74,17 +79,20 @@ fn EventRow(e: JournalEvent, now: i64) -> impl IntoView {
         .into_any(),
         _ => view! { {format::DASH} }.into_any(),
     };
-    let change = e.change_text();
+    let detail = match (e.kind, caused) {
+        (EventKind::Attempt, Some(caused)) => format!("node went {caused}"),
+        (EventKind::Attempt, None) => String::new(),
+        _ => e.detail.clone().unwrap_or_default(),
+    };
     view! {
-        <tr data-kind=e.kind.as_str()>
+        <tr data-kind=e.kind.as_str() data-outcome=(e.kind == EventKind::Attempt).then(|| e.after.clone()).flatten()>
             <td title=format::rfc3339(e.at)>{format::moment(e.at, now)}</td>
-            <td>{e.kind.label()}</td>
             <td>{of}</td>
-            <td>{change}</td>
-            <td>{e.actor.clone().unwrap_or_default()}</td>
-            <td>{e.detail.clone().unwrap_or_default()}</td>
+            <td>{sentence}</td>
+            <td>{detail}</td>
         </tr>
     }
+    .into_any()
 }
 
 /// A page's history: its few newest records of the journal, live.

@@ -22,6 +22,13 @@ pub fn OverviewPage() -> impl IntoView {
         <ReceiptBanner />
         <NodeActionDialog />
         <Live resource=snapshot render=move |report| render_overview(report, query) />
+    }
+}
+
+/// The last hour's newest changes: between the figures and the table of
+/// every node, where the eye goes first after the figures.
+fn last_hour() -> AnyView {
+    view! {
         <crate::components::History
             title="What changed in the last hour"
             query=crate::events_query::EventQuery {
@@ -31,6 +38,7 @@ pub fn OverviewPage() -> impl IntoView {
             }
         />
     }
+    .into_any()
 }
 
 fn render_overview(report: OverviewReport, query: Memo<TableQuery>) -> impl IntoView {
@@ -102,6 +110,7 @@ fn render_overview(report: OverviewReport, query: Memo<TableQuery>) -> impl Into
                 </p>
             </section>
         </div>
+        {last_hour()}
         <h2>"Nodes"</h2>
         <NodesTable page=nodes query />
     }

@@ -133,7 +133,7 @@ impl ConsoleContext {
     /// of attempts refused before they named a cluster. Each cluster's
     /// audit is its own.
     pub fn audit_records(&self) -> Vec<crate::audit_record::AuditRecord> {
-        let mut records = self.audit.recent();
+        let mut records = crate::audit_record::one_per_attempt(self.audit.recent());
         if let Some(page) = &self.ui.cluster {
             records.retain(|r| r.cluster.as_ref().is_none_or(|c| *c == page.id));
         }

@@ -1,13 +1,25 @@
-//! The audit's table: one row per record of an attempt, newest first.
+//! The audit's table: one row per attempt, newest first, in operator
+//! words: "cordon" of a node (linked), the operator's reason, and how it
+//! ended ("refused because …").
 
 use leptos::prelude::*;
 
+use crate::event_lines::ActionWords;
+use crate::format;
 use crate::server_fns::audit::{AuditRecord, Outcome};
 use crate::table::{Cell, Column, Exported, ExportedTable, Field, TableRow};
+use crate::urls;
 
-/// "refused", "refused ×499", "done (the client left before the answer)".
+/// "done", "refused because this console is read-only ×499", "done (the
+/// client left before the answer)".
 fn outcome_text(r: &AuditRecord) -> String {
-    let mut text = r.outcome.as_str().to_string();
+    let because = r.reason.as_deref().unwrap_or("of no reason given");
+    let mut text = match r.outcome {
+        Outcome::Done => "done".to_string(),
+        Outcome::Sent => "sent, no answer recorded".to_string(),
+        Outcome::Refused => format!("refused because {because}"),
+        Outcome::Failed => format!("failed because {because}"),
+    };
     if r.times > 1 {
         text.push_str(&format!(" ×{}", r.times));
     }
@@ -32,6 +44,25 @@ fn target_text(record: &AuditRecord) -> String {
         .join(" ")
 }
 
+/// What it was about: the node (linked), or the paths of a collection.
+fn of_view(r: &AuditRecord) -> AnyView {
+    let node = r.target_text("node").map(str::to_string);
+    let paths = r
+        .target
+        .get("paths")
+        .and_then(|p| p.as_array())
+        .map(|p| format::count(p.len(), "path", "paths"));
+    match (node, paths) {
+        (Some(node), paths) => view! {
+            <a href=urls::node(&node)>{node.clone()}</a>
+            {paths.map(|p| format!(" ({p})"))}
+        }
+        .into_any(),
+        (None, Some(paths)) => format!("{paths} on every node").into_any(),
+        (None, None) => format::DASH.into_any(),
+    }
+}
+
 impl TableRow for AuditRecord {
     const KEY_ATTR: &'static str = "data-attempt";
     const EXPORTED_AS: Option<ExportedTable> = Some(ExportedTable::Audit);
@@ -48,18 +79,22 @@ impl TableRow for AuditRecord {
             r.peer.clone().unwrap_or_else(|| "-".into()).into_any()
         }),
         Column::<Self>::new("action", "Action", |r| {
-            view! { <code>{r.action.clone()}</code> }.into_any()
+            let action = r.action_with_state();
+            view! { <span title=action.clone()>{ActionWords::of(&action).asked}</span> }.into_any()
         }),
-        Column::<Self>::new("target", "Target", |r| target_text(r).into_any()),
+        Column::<Self>::new("of", "Of", of_view),
+        Column::<Self>::new("why", "Why", |r| {
+            r.target_text("reason")
+                .unwrap_or(format::DASH)
+                .to_string()
+                .into_any()
+        }),
         Column::<Self>::new("outcome", "Outcome", |r| outcome_text(r).into_any()),
-        Column::<Self>::new("reason", "Reason", |r| {
-            r.reason.clone().unwrap_or_else(|| "-".into()).into_any()
-        }),
     ];
     const ROW_HEADER: Option<usize> = Some(2);
 
     /// An attempt's number and what the record says of it: an attempt
-    /// sent and then done is two rows.
+    /// shown as sent is another row once it is done.
     fn key(&self) -> String {
         format!("{} {}", self.attempt, self.outcome.as_str())
     }

@@ -80,19 +80,8 @@ impl AttemptQueue {
 /// outcome; `detail` the operator's reason for a change that went
 /// through, or why it did not.
 pub fn attempt_event(at: i64, record: &AuditRecord) -> JournalEvent {
-    let text = |key: &str| {
-        record
-            .target
-            .get(key)
-            .and_then(|v| v.as_str())
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
-    let action = match text("state") {
-        Some(state) => format!("{} {state}", record.action),
-        None => record.action.clone(),
-    };
+    let text = |key: &str| record.target_text(key).map(str::to_string);
+    let action = record.action_with_state();
     let detail = match record.outcome {
         Outcome::Sent | Outcome::Done => text("reason"),
         Outcome::Refused | Outcome::Failed => record.reason.clone(),

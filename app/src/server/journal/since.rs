@@ -7,7 +7,9 @@
 use std::collections::HashMap;
 
 use super::transitions::USUAL;
-use crate::journal_record::{EventKind, FaultDate, JournalEvent, StateSince, storable};
+use crate::journal_record::{
+    ATTEMPT_LEAD, EventKind, FaultDate, JournalEvent, StateSince, storable,
+};
 
 /// A gap in the record this short (a restart, an upgrade) is bridged: a
 /// state that is the same on both sides of it keeps its start. A change
@@ -24,11 +26,6 @@ pub const RESUMED: &str = "resumed";
 /// that of the last read of the list, which may be a period or more old
 /// (longer while llmgw does not answer).
 const AGE_SLACK: i64 = BRIDGED_GAP;
-
-/// A change made through a console is seen in llmgw's lists a poll or so
-/// later: an attempt this much older than the transition is still its
-/// cause.
-const ATTEMPT_LEAD: i64 = 120;
 
 #[derive(Debug, Default)]
 pub struct SinceIndex {
@@ -177,10 +174,7 @@ impl SinceIndex {
         if e.kind != EventKind::Attempt || e.after.as_deref() != Some("done") {
             return;
         }
-        let asked = e
-            .before
-            .as_deref()
-            .and_then(|b| b.strip_prefix("set_node_state "));
+        let asked = e.asked_state();
         // Named as the journal keeps it: one taken at once from the audit
         // has llmgw's name.
         let node = e.node.as_deref().map(|n| named(&e.cluster, n));
