@@ -261,6 +261,30 @@ async function outage() {
   stopAll();
 }
 
+/** How many nodes a 1920×1080 screen shows on /nodes, comfortable and
+ * compact (`?compact=1`): rows whose whole height is in the window, in
+ * Chromium, on a 200-node cluster some of whose GPUs are unhealthy. */
+async function density() {
+  const sim = await simulator(200);
+  const { url } = await consoleFor(sim);
+  const chrome = await launchChromium();
+  try {
+    for (const [name, query, budget] of [['comfortable', '', undefined], ['compact', '?compact=1', 30]]) {
+      const tab = await chrome.newPage({ viewport: { width: 1920, height: 1080 } });
+      await tab.goto(`${url}/nodes${query}`);
+      await tab.waitForSelector('table.data tbody tr[data-node]');
+      const rows = await tab.evaluate(() => [...document.querySelectorAll('table.data tbody tr[data-node]')]
+        .filter((r) => { const b = r.getBoundingClientRect(); return b.top >= 0 && b.bottom <= innerHeight; }).length);
+      const wide = await tab.evaluate(() => document.documentElement.scrollWidth > innerWidth);
+      report(`nodes fully on a 1920×1080 screen, ${name}`, rows, budget ? `≥ ${budget}` : '', budget ? rows >= budget && !wide : undefined);
+      await tab.close();
+    }
+  } finally {
+    await chrome.close();
+  }
+  stopAll();
+}
+
 /** Upstream calls per list while 100 viewers load /nodes at once. */
 async function viewers() {
   const sim = await simulator(1000);
@@ -1193,7 +1217,7 @@ async function journal() {
   report('30 days of a 5,000-node cluster (2,000 records a day) on disk', mb(statSync(resolve(month, 'journal.db')).size), 'recorded');
 }
 
-const PARTS = { sizes, pages, outage, viewers, latency, memory, browser, tab, holds, scale, clusters, data, journal, 'events-load': eventsLoad, 'journal-postgres': journalPostgres, quiet };
+const PARTS = { sizes, pages, outage, density, viewers, latency, memory, browser, tab, holds, scale, clusters, data, journal, 'events-load': eventsLoad, 'journal-postgres': journalPostgres, quiet };
 // An hour long: measured when named, not by every `make bench`.
 const ONLY_NAMED = ['quiet'];
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('--'));

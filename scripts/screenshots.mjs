@@ -48,9 +48,33 @@ try {
   await phone.screenshot({ path: resolve(ROOT, 'docs/phone.png') });
   console.log('docs/phone.png');
 
+  // The explanation an operator pastes into a chat, grouped by reason.
+  const wide = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  await wide.goto(`${base}${explain}?group=reason`);
+  await wide.waitForFunction(() => document.documentElement.hasAttribute('data-islands-ready'));
+  await wide.screenshot({ path: resolve(ROOT, 'docs/explain-placement.png') });
+  console.log('docs/explain-placement.png');
+
+  // One line per action: a cordon with its reason, as the events page says it.
+  await wide.goto(`${base}/nodes`);
+  const node = await wide.locator('tbody tr[data-node]').nth(1).getAttribute('data-node');
+  await wide.goto(`${base}/nodes?confirm=cordon&node=${encodeURIComponent(node)}`);
+  await wide.getByRole('dialog').getByLabel(/Reason/).fill('NVLink errors, RMA 5120');
+  await wide.getByRole('dialog').getByRole('button', { name: `Cordon ${node}` }).click();
+  await wide.waitForSelector('section.receipt');
+  for (let i = 0; ; i++) {
+    await wide.goto(`${base}/c/eu/events`);
+    if (await wide.locator('table.events td', { hasText: 'node went ready → cordoned' }).count()) break;
+    if (i > 60) throw new Error('the cordon never reached the events page');
+    await wide.waitForTimeout(1000);
+  }
+  await wide.waitForFunction(() => document.documentElement.hasAttribute('data-islands-ready'));
+  await wide.screenshot({ path: resolve(ROOT, 'docs/events.png') });
+  console.log('docs/events.png');
+
   const dark = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark' });
   const nodes = await dark.newPage();
-  await nodes.goto(`${base}/nodes`);
+  await nodes.goto(`${base}/nodes?compact=1`);
   await nodes.waitForFunction(() => document.documentElement.hasAttribute('data-islands-ready'));
   await nodes.screenshot({ path: resolve(ROOT, 'docs/dark.png') });
   console.log('docs/dark.png');

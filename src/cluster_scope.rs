@@ -105,6 +105,7 @@ fn belongs_to_a_cluster(path: &str, query: Option<&str>, several: bool) -> bool 
             "/models",
             "/replicas",
             "/weights",
+            "/events",
             "/audit",
             "/wall",
         ]

@@ -45,19 +45,14 @@ impl EventLine {
             .map(|a| format!(" by {a}"))
             .unwrap_or_default();
         let detail = e.detail.as_deref().unwrap_or_default();
+        let why = if detail.is_empty() {
+            String::new()
+        } else {
+            format!(": {detail}")
+        };
         match outcome {
-            Some(Outcome::Done) => {
-                let why = (!detail.is_empty())
-                    .then(|| format!(": {detail}"))
-                    .unwrap_or_default();
-                format!("{}{by}{why} — done", words.done)
-            }
-            Some(Outcome::Sent) => {
-                let why = (!detail.is_empty())
-                    .then(|| format!(": {detail}"))
-                    .unwrap_or_default();
-                format!("{}{by}{why} — sent, no answer recorded", words.asked)
-            }
+            Some(Outcome::Done) => format!("{}{by}{why} — done", words.done),
+            Some(Outcome::Sent) => format!("{}{by}{why} — sent, no answer recorded", words.asked),
             Some(Outcome::Refused) => {
                 format!("{}{by} — refused because {detail}", words.asked)
             }
@@ -116,19 +111,21 @@ pub fn fold(records: Vec<JournalEvent>) -> Vec<EventLine> {
     // Walked oldest first, so that each record meets what came before it.
     for e in records.into_iter().rev() {
         // Only what follows a sending ends one: a refusal is never sent.
-        if e.kind == EventKind::Attempt && matches!(e.after.as_deref(), Some("done" | "failed")) {
-            if let Some(sent) = lines.iter().rposition(|l| is_sent_of(&l.event, &e)) {
-                let caused = lines[sent].caused.take();
-                lines.remove(sent);
-                lines.push(EventLine { event: e, caused });
-                continue;
-            }
+        if e.kind == EventKind::Attempt
+            && matches!(e.after.as_deref(), Some("done" | "failed"))
+            && let Some(sent) = lines.iter().rposition(|l| is_sent_of(&l.event, &e))
+        {
+            let caused = lines[sent].caused.take();
+            lines.remove(sent);
+            lines.push(EventLine { event: e, caused });
+            continue;
         }
-        if e.kind == EventKind::NodeState && e.actor.is_none() {
-            if let Some(cause) = lines.iter().rposition(|l| caused_by(&e, l)) {
-                lines[cause].caused = Some(e.change_text());
-                continue;
-            }
+        if e.kind == EventKind::NodeState
+            && e.actor.is_none()
+            && let Some(cause) = lines.iter().rposition(|l| caused_by(&e, l))
+        {
+            lines[cause].caused = Some(e.change_text());
+            continue;
         }
         lines.push(EventLine {
             event: e,

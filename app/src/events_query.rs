@@ -98,6 +98,7 @@ impl EventQuery {
             let v = v.trim();
             (!v.is_empty()).then(|| v.to_string())
         };
+        let (mut from, mut to) = (None, None);
         let mut unread = Vec::new();
         let mut unread_one = |key: &str, value: &str| {
             if unread.len() < UNREAD_KEPT {
@@ -121,6 +122,10 @@ impl EventQuery {
                 }
                 "since" => q.since = text(value),
                 "until" => q.until = text(value),
+                // The form's From and To: a moment, which wins over the
+                // window its list offers.
+                "from" => from = text(value),
+                "to" => to = text(value),
                 "before" => match value.trim().parse::<i64>() {
                     Ok(id) if id > 0 => q.before = Some(id),
                     _ => unread_one(key, value),
@@ -133,7 +138,30 @@ impl EventQuery {
             }
         }
         q.unread = unread;
+        if from.is_some() {
+            q.since = from;
+        }
+        if to.is_some() {
+            q.until = to;
+        }
         q
+    }
+
+    /// `since` or `until` as a moment the form's From or To shows
+    /// (`2026-12-01T09:00`, UTC), when it is one rather than a window.
+    pub fn as_field(value: Option<&str>) -> String {
+        value
+            .filter(|v| !is_window(v))
+            .and_then(|v| moment_of(v, 0))
+            .map(|at| crate::format::rfc3339(at)[..16].to_string())
+            .unwrap_or_default()
+    }
+
+    /// The window this view covers, in moments: (from, to); `None` for
+    /// an end not given (the start of the record, or now).
+    pub fn window(&self, now: i64) -> (Option<i64>, Option<i64>) {
+        let at = |v: &Option<String>| v.as_deref().and_then(|v| moment_of(v, now));
+        (at(&self.since), at(&self.until))
     }
 
     /// The query string that gives this view back (without `before`, for a
@@ -208,6 +236,15 @@ impl EventQuery {
     }
 }
 
+/// Whether `text` is a window back from now ("1h", "7d") rather than a
+/// moment.
+pub fn is_window(text: &str) -> bool {
+    let text = text.trim();
+    text.len() > 1
+        && text.ends_with(['m', 'h', 'd'])
+        && text[..text.len() - 1].chars().all(|c| c.is_ascii_digit())
+}
+
 /// `text` as the page repeats it: its start, when it is long.
 fn shown(text: &str) -> String {
     match text.char_indices().nth(UNREAD_SHOWN) {
@@ -218,6 +255,31 @@ fn shown(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn from_and_to_are_moments_that_win_over_the_window() {
+        let q = super::EventQuery::from_pairs([
+            ("since", "1h"),
+            ("from", "2026-12-01T09:00"),
+            ("to", ""),
+            ("until", "2026-12-02"),
+        ]);
+        assert_eq!(q.since.as_deref(), Some("2026-12-01T09:00"));
+        assert_eq!(q.until.as_deref(), Some("2026-12-02"));
+        assert!(q.unread.is_empty());
+        assert_eq!(
+            super::EventQuery::as_field(q.since.as_deref()),
+            "2026-12-01T09:00"
+        );
+        assert_eq!(super::EventQuery::as_field(Some("1h")), "");
+        assert_eq!(
+            super::EventQuery::as_field(Some("1764579600")),
+            "2025-12-01T09:00"
+        );
+        let (from, to) = q.window(0);
+        assert_eq!(from, Some(1_764_579_600 + 365 * 86_400));
+        assert_eq!(to, Some(1_764_579_600 + 366 * 86_400 - 9 * 3600));
+    }
+
     use super::*;
 
     #[test]

@@ -153,21 +153,23 @@ pub fn disk(free_gb: i64, total_gb: i64) -> String {
     }
 }
 
-/// A duration as Go prints one ("1h2m3s", "45s"), the form operators read in
-/// the terminal today. Negative means not reported (a replica nobody has used
-/// yet, or since a router restart): a dash, never a huge number that reads as
-/// abandoned.
+/// A duration as every page says one: as [`span`] does ("2 h 14 m",
+/// "45 s"), one form wherever a duration shows. Negative means not
+/// reported (a replica nobody has used yet, or since a router restart): a
+/// dash, never a huge number that reads as abandoned.
 pub fn duration(sec: i64) -> String {
     if sec < 0 {
         return DASH.into();
     }
-    let (h, m, s) = (sec / 3600, (sec % 3600) / 60, sec % 60);
-    if h > 0 {
-        format!("{h}h{m}m{s}s")
-    } else if m > 0 {
-        format!("{m}m{s}s")
-    } else {
-        format!("{s}s")
+    span(sec)
+}
+
+/// A duration llmgw gives as Go prints one ("1m30.5s"), in the pages'
+/// one form; kept as given if it is not one.
+pub fn go_duration(text: &str) -> String {
+    match parse_duration(text) {
+        Some(sec) => duration(sec),
+        None => or_dash(text),
     }
 }
 
@@ -223,6 +225,17 @@ pub fn span(sec: i64) -> String {
         (0, 0, _) => format!("{m} m"),
         (0, _, _) => format!("{h} h {m} m"),
         _ => format!("{d} d {h} h"),
+    }
+}
+
+/// Time left, to the second under an hour ("4 m 59 s"): what a countdown
+/// shows, in the same words as every other duration.
+pub fn left(sec: i64) -> String {
+    let sec = sec.max(0);
+    match sec {
+        0..60 => format!("{sec} s"),
+        60..3600 => format!("{} m {} s", sec / 60, sec % 60),
+        _ => span(sec),
     }
 }
 
@@ -524,6 +537,9 @@ mod tests {
         );
         assert_eq!(span(3 * 86_400 + 5 * 3600 + 7), "3 d 5 h");
         assert_eq!(span(45), "45 s");
+        assert_eq!(left(299), "4 m 59 s");
+        assert_eq!(left(-3), "0 s");
+        assert_eq!(left(7300), "2 h 1 m");
         assert_eq!(
             since_short(&s),
             "≥ 3 d 0 h, by alice: NVLink errors, RMA 4411"
@@ -535,12 +551,15 @@ mod tests {
     }
 
     #[test]
-    fn durations_read_like_go() {
-        assert_eq!(duration(0), "0s");
-        assert_eq!(duration(45), "45s");
-        assert_eq!(duration(90), "1m30s");
-        assert_eq!(duration(3600), "1h0m0s");
-        assert_eq!(duration(3723), "1h2m3s");
+    fn durations_read_one_way_on_every_page() {
+        assert_eq!(duration(0), "0 s");
+        assert_eq!(duration(45), "45 s");
+        assert_eq!(duration(90), "1 m");
+        assert_eq!(duration(3600), "1 h 0 m");
+        assert_eq!(duration(3723), "1 h 2 m");
+        assert_eq!(go_duration("1m30.5s"), "1 m");
+        assert_eq!(go_duration(""), "-");
+        assert_eq!(go_duration("soon"), "soon");
         // Nothing has reported use yet: a dash, never a huge idle time.
         assert_eq!(duration(-1), "-");
         assert_eq!(duration(i64::MIN), "-");

@@ -104,6 +104,7 @@ pub fn App() -> impl IntoView {
                     <Route path=site_map::WEIGHTS.route() view=pages::WeightsPage ssr=SsrMode::Async />
                     <Route path=site_map::EVENTS.route() view=pages::EventsPage ssr=SsrMode::Async />
                     <Route path=site_map::AUDIT.route() view=pages::AuditPage ssr=SsrMode::Async />
+                    <Route path=site_map::JUMP.route() view=pages::JumpPage ssr=SsrMode::Async />
                     <Route path=path!("/wall") view=pages::WallPage ssr=SsrMode::Async />
                     <Route path=site_map::WALL_SETUP.route() view=pages::WallSetupPage ssr=SsrMode::Async />
                 </Routes>
@@ -202,6 +203,17 @@ fn Header(ui: UiSettings) -> impl IntoView {
                         admin_api=ui.admin_api.clone()
                     />
                 })}
+                // The jump-to box (Ctrl+K): a GET form, so it works
+                // without JavaScript too.
+                <form class="jump" method="get" action=urls::scoped(site_map::JUMP.path) role="search">
+                    <input
+                        type="search"
+                        name="q"
+                        placeholder="Jump to… (Ctrl+K)"
+                        aria-label="Jump to a node, model or replica"
+                        maxlength=server_fns::jump::QUERY_CHARS
+                    />
+                </form>
                 // Cut to fit; the whole address is its title.
                 <span class="upstream" title=format!("The llmgw admin API this page reads: {}", ui.admin_api)>
                     {in_one.then(|| ui.admin_api.clone())}

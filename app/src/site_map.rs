@@ -25,6 +25,8 @@ pub const REPLICAS: Destination = Destination::new("/replicas", "Replicas", "Rep
 pub const WEIGHTS: Destination = Destination::new("/weights", "Orphaned weights", "Weights", 'w');
 pub const EVENTS: Destination = Destination::new("/events", "Events", "Events", 'e');
 pub const AUDIT: Destination = Destination::new("/audit", "Audit", "Audit", 'a');
+/// Not in the header's list: the header has a box for it.
+pub const JUMP: Destination = Destination::new("/jump", "Jump to", "Jump to", 'f');
 pub const WALL_SETUP: Destination = Destination::new("/wall/setup", "Wall screen", "Wall", 's');
 
 /// In the header's order.

@@ -160,7 +160,7 @@ pub fn is_view_param(key: &str) -> bool {
     is_facet(key)
         || matches!(
             key,
-            "q" | "sort" | "desc" | "page" | "panels" | "cycle" | "clusters"
+            "q" | "sort" | "desc" | "page" | "compact" | "cols" | "panels" | "cycle" | "clusters"
         )
 }
 

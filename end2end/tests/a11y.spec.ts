@@ -39,6 +39,11 @@ for (const theme of ['light', 'dark']) {
     } else {
       expect(await page.evaluate(() => document.documentElement.hasAttribute('data-islands-ready'))).toBe(false);
     }
+    // A menu open: the column chooser.
+    await open(page, testInfo, '/nodes');
+    await page.locator('.columns-menu summary').click();
+    await expect(page.getByRole('button', { name: 'Show these' })).toBeVisible();
+    expect(await violations(page), `column chooser (${theme})`).toEqual([]);
     await context.close();
   });
 }

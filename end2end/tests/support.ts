@@ -225,6 +225,7 @@ export async function everyView(testInfo: TestInfo): Promise<string[]> {
   return [
     '/',
     '/nodes',
+    '/nodes?compact=1&cols=state,gpus,actions',
     `/nodes/${node}`,
     `/nodes?confirm=cordon&node=${node}`,
     `/nodes?confirm=drain&node=${node}`,
@@ -237,6 +238,7 @@ export async function everyView(testInfo: TestInfo): Promise<string[]> {
     '/weights?confirm=collect',
     `/weights?confirm=collect&node=${withOrphans}`,
     '/audit',
+    '/events',
     '/wall',
     '/wall?panels=models,trends&cycle=5',
     '/wall/setup',

@@ -75,3 +75,43 @@ test('a table downloads as the CSV of its whole view, with or without JavaScript
   const most = Math.max(...h100.map((n) => n.gpu_free));
   expect(Number(rows[1][2])).toBe(most); // the page's sort, in the file
 });
+
+test('compact rows and the chosen columns stay in the URL through sorting, paging and a reload', async ({ page }, testInfo) => {
+  await page.goto('/nodes');
+  if (withJs(testInfo)) await waitForIslands(page);
+  const firstRow = page.locator('tbody tr[data-node]').first();
+  const comfortable = (await firstRow.boundingBox())!.height;
+  await page.getByRole('link', { name: 'Compact rows' }).click();
+  await expect(page).toHaveURL(/compact=1/);
+  await expect(page.locator('table.data.nodes')).toHaveClass(/compact/);
+  const compact = (await firstRow.boundingBox())!.height;
+  expect(compact).toBeLessThan(comfortable * 0.8);
+
+  // Choose the columns: Memory and Disk go, the node's name always stays.
+  const headers = page.locator('table.data.nodes thead th');
+  await expect(headers.filter({ hasText: /^\s*Memory\s*$/i })).toHaveCount(1);
+  await page.locator('.columns-menu summary').click();
+  await page.getByRole('checkbox', { name: 'Memory' }).uncheck();
+  await page.getByRole('checkbox', { name: 'Disk' }).uncheck();
+  await page.getByRole('button', { name: 'Show these' }).click();
+  await expect(page).toHaveURL(/cols=/);
+  await expect(page).toHaveURL(/compact=1/);
+  await expect(headers.filter({ hasText: /^\s*Memory\s*$/i })).toHaveCount(0);
+  await expect(headers.filter({ hasText: /^\s*Disk\s*$/i })).toHaveCount(0);
+  await expect(headers.filter({ hasText: /^Node/i })).toHaveCount(1);
+  await expect(headers.filter({ hasText: /^State/i })).toHaveCount(1);
+  // A sort keeps both; so does a reload.
+  await page.getByRole('link', { name: 'GPUs' }).click();
+  await expect(page).toHaveURL(/sort=gpus/);
+  await expect(page).toHaveURL(/compact=1/);
+  await expect(headers.filter({ hasText: /^\s*Memory\s*$/i })).toHaveCount(0);
+  await page.reload();
+  await expect(page.locator('table.data.nodes')).toHaveClass(/compact/);
+  await expect(headers.filter({ hasText: /^\s*Disk\s*$/i })).toHaveCount(0);
+  // And back.
+  await page.locator('.columns-menu summary').click();
+  await page.getByRole('link', { name: 'Every column' }).click();
+  await expect(headers.filter({ hasText: /^\s*Memory\s*$/i })).toHaveCount(1);
+  await page.getByRole('link', { name: 'Comfortable rows' }).click();
+  await expect(page).not.toHaveURL(/compact/);
+});

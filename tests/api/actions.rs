@@ -258,6 +258,70 @@ async fn a_form_posted_without_javascript_returns_to_the_page_with_its_receipt()
         page.texts("section.receipt li"),
         ["gpu-l40s-03 is now draining"]
     );
+    // A drain has moved replicas: no undo brings them back.
+    assert!(!page.has("section.receipt form.undo-form"));
+}
+
+/// Posts `state` for `node` as the dialog does, and reads the page the
+/// receipt comes back to.
+async fn receipt_of(app: &TestApp, node: &str, state: &str) -> crate::html::Page {
+    let response = app
+        .post_form_without_js(
+            "set_node_state",
+            &[
+                ("node", node),
+                ("state", state),
+                ("confirm", "yes"),
+                ("back", "/c/default/nodes?compact=1"),
+            ],
+        )
+        .await;
+    assert_eq!(response.status(), 302);
+    let location = response.headers()["location"]
+        .to_str()
+        .expect("ascii")
+        .to_string();
+    app.parsed(&location).await
+}
+
+#[tokio::test]
+async fn a_cordon_and_an_uncordon_offer_their_undo_on_the_receipt() {
+    let app = TestApp::spawn().await;
+    let node = "gpu-l40s-03";
+    let page = receipt_of(&app, node, "cordoned").await;
+    let undo = page.one("section.receipt form.undo-form");
+    let field = |name: &str| {
+        page.all(&format!(
+            "section.receipt form.undo-form input[name={name}]"
+        ))
+        .first()
+        .and_then(|i| i.value().attr("value"))
+        .map(str::to_string)
+    };
+    assert_eq!(undo.value().attr("method"), Some("post"));
+    assert_eq!(field("node").as_deref(), Some(node));
+    assert_eq!(field("state").as_deref(), Some("ready"));
+    assert_eq!(field("confirm").as_deref(), Some("yes"));
+    assert_eq!(
+        field("back").as_deref(),
+        Some("/c/default/nodes?compact=1"),
+        "back to the same view"
+    );
+    assert_eq!(
+        page.text("section.receipt form.undo-form button"),
+        format!("Undo: Uncordon {node} again")
+    );
+    // The undo is an action like any: posted, it uncordons, and offers
+    // the cordon back.
+    let page = receipt_of(&app, node, "ready").await;
+    assert_eq!(
+        page.texts("section.receipt li"),
+        [format!("{node} is now ready")]
+    );
+    assert_eq!(
+        page.text("section.receipt form.undo-form button"),
+        format!("Undo: Cordon {node} again")
+    );
 }
 
 #[tokio::test]

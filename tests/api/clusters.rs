@@ -507,3 +507,70 @@ async fn the_overview_of_one_cluster_is_that_cluster() {
     assert_eq!(response.status(), 307);
     assert_eq!(response.headers()["location"], "/c/solo/");
 }
+
+#[tokio::test]
+async fn the_jump_box_finds_a_name_in_every_cluster_and_links_into_each() {
+    // Two demo clusters: the same node in both.
+    let fleet = Fleet::spawn_of(Simulator::demo(), false).await;
+    let node = node_ids(&fleet.eu)[2].clone();
+    let part = &node[node.len() - 6..];
+    // The exact name first, the page's own cluster before the other's,
+    // each linking into its own pages.
+    let page = fleet.page(&format!("/c/us/jump?q={node}")).await;
+    let hrefs = page.hrefs("ol.jump-hits li a");
+    assert_eq!(
+        &hrefs[..2],
+        [format!("/c/us/nodes/{node}"), format!("/c/eu/nodes/{node}")],
+        "{hrefs:?}"
+    );
+    // Part of a name: every node that holds it, here first.
+    let page = fleet.page(&format!("/c/eu/jump?q={part}")).await;
+    let hrefs = page.hrefs("ol.jump-hits li a");
+    assert!(hrefs.contains(&format!("/c/eu/nodes/{node}")), "{hrefs:?}");
+    assert!(hrefs.contains(&format!("/c/us/nodes/{node}")), "{hrefs:?}");
+    assert!(hrefs[0].starts_with("/c/eu/"), "{hrefs:?}");
+    assert!(page.text("ol.jump-hits li").contains("node"));
+    // Every cluster's, from a page about none of them.
+    let page = fleet.page(&format!("/jump?q={part}")).await;
+    assert!(
+        page.hrefs("ol.jump-hits li a")
+            .contains(&format!("/c/us/nodes/{node}"))
+    );
+    // The header's box is on every page, a GET form to it.
+    let nodes = fleet.page("/c/us/nodes").await;
+    assert_eq!(
+        nodes.one("header.top form.jump").value().attr("action"),
+        Some("/c/us/jump")
+    );
+
+    // A crafted query as long as an address may be: answered, cut, inert.
+    let crafted = format!("<script>{}", "x".repeat(60 * 1024));
+    let response = fleet
+        .get(&format!("/c/eu/jump?q={}", urlencode(&crafted)))
+        .await;
+    assert_eq!(response.status(), 200);
+    let body = response.text().await.expect("a page");
+    assert!(
+        !body.contains("<script>xxx"),
+        "markup from a link is never markup"
+    );
+    assert!(!body.contains(&"x".repeat(2_000)), "cut");
+    let page = Page::parse(&body);
+    let typed = page
+        .one("#jump-q")
+        .value()
+        .attr("value")
+        .unwrap_or_default()
+        .chars()
+        .count();
+    assert!(typed <= app::server_fns::jump::QUERY_CHARS, "{typed}");
+}
+
+fn urlencode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}

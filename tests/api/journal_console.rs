@@ -1045,6 +1045,40 @@ async fn the_events_page_filters_pages_and_says_what_it_cannot_read() {
         said.text("main").contains("not a name"),
         "a name longer than any is said to be none"
     );
+
+    // A window, said in moments; the form's From and To are moments too,
+    // and fill themselves back in.
+    let window = Page::parse(&fetch_page(&console.root, "/events?since=1h").await);
+    assert!(
+        window.text("p.window").starts_with("Records from "),
+        "{}",
+        window.text("main")
+    );
+    assert!(window.text("p.window").ends_with(" to now."));
+    let between = Page::parse(
+        &fetch_page(
+            &console.root,
+            "/events?since=1h&from=2026-01-02T03:04&to=2026-01-03T00:00",
+        )
+        .await,
+    );
+    assert_eq!(
+        between.text("p.window"),
+        "Records from 2026-01-02 03:04 UTC to 2026-01-03 00:00 UTC."
+    );
+    assert_eq!(
+        between.one("input[name=from]").value().attr("value"),
+        Some("2026-01-02T03:04")
+    );
+    assert_eq!(
+        between.one("input[name=to]").value().attr("value"),
+        Some("2026-01-03T00:00")
+    );
+    assert_eq!(
+        between.texts("table.events tbody tr").len(),
+        0,
+        "nothing was recorded then"
+    );
 }
 
 #[tokio::test]

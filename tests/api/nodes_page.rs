@@ -39,7 +39,7 @@ async fn the_nodes_page_is_rendered_on_the_server_with_every_node() {
         assert_eq!(page.cell(row, "Replicas"), node.replicas.to_string());
         assert_eq!(
             page.cell(row, "Last seen"),
-            format::or_dash(&node.last_seen_ago)
+            format::go_duration(&node.last_seen_ago)
         );
     }
     // Both forms of "not reported" show as dashes, never as zero or full.
@@ -51,15 +51,18 @@ async fn the_nodes_page_is_rendered_on_the_server_with_every_node() {
     let row = page.row("data-node", &old_agent.id);
     assert_eq!(page.cell(row, "Memory"), format::DASH);
     assert_eq!(page.cell(row, "Disk"), format::DASH);
-    // Unhealthy GPUs are shown, each on a line of its own with why it matters.
+    // Unhealthy GPUs are shown, each on a line of its own; why it matters
+    // is said once, above the table.
     let lines = page.texts("tr.unhealthy");
     let unhealthy: Vec<&String> = lists.nodes.iter().flat_map(|n| &n.unhealthy).collect();
     assert!(!unhealthy.is_empty());
     assert_eq!(lines.len(), unhealthy.len());
     for (line, gpu) in lines.iter().zip(unhealthy) {
         assert!(line.contains(gpu.as_str()), "{line}");
-        assert!(line.contains("kept out of placement"), "{line}");
+        assert!(!line.contains("kept out of placement"), "{line}");
     }
+    assert_eq!(page.texts("p.legend").len(), 1);
+    assert!(page.text("p.legend").contains("kept out of placement"));
 }
 
 #[tokio::test]
@@ -301,4 +304,48 @@ async fn a_drain_with_nothing_left_to_move_says_it_is_done_and_one_still_moving_
             .text(".facts")
             .contains("drained: no replicas left")
     );
+}
+
+#[tokio::test]
+async fn compact_rows_and_chosen_columns_are_rendered_from_the_url() {
+    let app = TestApp::spawn().await;
+    let page = app.parsed("/nodes?compact=1&cols=state,gpus").await;
+    let table = page.one("table.data.nodes");
+    assert!(table.value().classes().any(|c| c == "compact"));
+    // The node's name always, then the columns chosen, in the table's order.
+    let headers = page.texts("table.data.nodes thead th");
+    assert_eq!(headers.len(), 3, "{headers:?}");
+    assert!(
+        headers[0].starts_with("Node")
+            && headers[1].starts_with("State")
+            && headers[2].starts_with("GPUs"),
+        "{headers:?}"
+    );
+    let first = page.all("table.data.nodes tbody tr[data-node]")[0];
+    assert_eq!(
+        first.children().filter(|c| c.value().is_element()).count(),
+        3
+    );
+    // Notes span the columns shown.
+    for note in page.all("tr.unhealthy td") {
+        assert_eq!(note.value().attr("colspan"), Some("3"));
+    }
+    // The chooser offers every column but the node's, ticked as shown.
+    let ticked: Vec<&str> = page
+        .all(".columns-menu input[type=checkbox][checked]")
+        .iter()
+        .filter_map(|b| b.value().attr("value"))
+        .collect();
+    assert_eq!(ticked, ["state", "gpus"]);
+    assert!(page.all(".columns-menu input[type=checkbox]").len() >= 8);
+    // Every link of the view keeps both.
+    for href in page.hrefs("thead th a") {
+        assert!(
+            href.contains("compact=1") && href.contains("cols=state%2Cgpus"),
+            "{href}"
+        );
+    }
+    // A column nobody has is no column; an empty choice leaves the name.
+    let page = app.parsed("/nodes?cols=nonsense").await;
+    assert_eq!(page.texts("table.data.nodes thead th").len(), 1);
 }

@@ -40,19 +40,40 @@ pub fn DataTable<T: TableRow>(
     /// The table's classes (`data nodes`).
     class: &'static str,
 ) -> impl IntoView {
+    let (shown, compact) = query.with_untracked(|q| (shown_columns::<T>(q), q.compact));
     let body = keys(&rows)
         .into_iter()
         .zip(&rows)
-        .map(|(key, row)| table_row(key, row))
+        .map(|(key, row)| table_row(key, row, &shown))
         .collect_view();
+    let head = header::<T>(query, &shown);
     view! {
-        <table class=class>
+        <table class=class class:compact=compact>
             <thead>
-                <tr>{header::<T>(query)}</tr>
+                <tr>{head}</tr>
             </thead>
             <tbody>{body}</tbody>
         </table>
     }
+}
+
+/// Which of `T`'s columns the view shows, by index: those chosen, and
+/// always the one that names the row.
+fn shown_columns<T: TableRow>(q: &TableQuery) -> Vec<usize> {
+    (0..T::COLUMNS.len())
+        .filter(|&i| T::ROW_HEADER == Some(i) || q.shows(T::COLUMNS[i].id))
+        .collect()
+}
+
+/// The columns an operator may hide, for the chooser: all but the one
+/// that names the row.
+pub fn choosable_columns<T: TableRow>() -> Vec<(&'static str, &'static str)> {
+    T::COLUMNS
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| T::ROW_HEADER != Some(*i))
+        .map(|(_, c)| (c.id, c.label))
+        .collect()
 }
 
 /// One page of a list, with the filter bar and the pager above it; a
@@ -76,6 +97,11 @@ pub fn PagedTable<T: TableRow>(
     let TablePage {
         rows, shown, total, ..
     } = page;
+    let columns = choosable_columns::<T>();
+    // Said once above the table, not on every row that needs it.
+    let legend = T::NOTE_HINT
+        .filter(|_| rows.iter().any(|r| !r.notes().is_empty()))
+        .map(|hint| view! { <p class="legend">{hint}</p> });
     Either::Right(view! {
         <FilteredTable
             query
@@ -86,15 +112,18 @@ pub fn PagedTable<T: TableRow>(
             paging
             data_page=T::EXPORTED_AS.map(ExportedTable::page)
             facets=T::facets()
+            columns
         >
+            {legend}
             <DataTable rows query class />
         </FilteredTable>
     })
 }
 
-fn header<T: TableRow>(query: Memo<TableQuery>) -> impl IntoView {
-    T::COLUMNS
+fn header<T: TableRow>(query: Memo<TableQuery>, shown: &[usize]) -> impl IntoView + use<T> {
+    shown
         .iter()
+        .map(|&i| &T::COLUMNS[i])
         .map(|c| match (c.sort, c.label_hidden) {
             (Some(_), _) => {
                 Either::Left(view! { <SortHeader query column=c.id label=c.label title=c.title /> })
@@ -109,21 +138,21 @@ fn header<T: TableRow>(query: Memo<TableQuery>) -> impl IntoView {
 }
 
 /// A row and the notes under it.
-fn table_row<T: TableRow>(key: String, row: &T) -> impl IntoView + use<T> {
-    let line = view! { <tr class=row.mark()>{row_cells(row)}</tr> };
+fn table_row<T: TableRow>(key: String, row: &T, shown: &[usize]) -> impl IntoView + use<T> {
+    let line = view! { <tr class=row.mark()>{row_cells(row, shown)}</tr> };
     (
         // `data-key` too, the same for every table: the live document
         // matches rows by it when it patches the page.
         line.add_any_attr(custom_attribute(T::KEY_ATTR, key.clone()))
             .add_any_attr(custom_attribute(crate::live::markup::KEY_ATTR, key)),
-        note_rows(row.notes(), T::COLUMNS.len()),
+        note_rows(row.notes(), shown.len(), T::NOTE_HINT),
     )
 }
 
-fn row_cells<T: TableRow>(row: &T) -> impl IntoView + use<T> {
-    T::COLUMNS
+fn row_cells<T: TableRow>(row: &T, shown: &[usize]) -> impl IntoView + use<T> {
+    shown
         .iter()
-        .enumerate()
+        .map(|&i| (i, &T::COLUMNS[i]))
         .map(|(i, c)| {
             let cell = (c.cell)(row);
             if T::ROW_HEADER == Some(i) {
@@ -136,14 +165,14 @@ fn row_cells<T: TableRow>(row: &T) -> impl IntoView + use<T> {
         .collect_view()
 }
 
-fn note_rows(notes: Vec<RowNote>, colspan: usize) -> impl IntoView {
+fn note_rows(notes: Vec<RowNote>, colspan: usize, hint: Option<&'static str>) -> impl IntoView {
     notes
         .into_iter()
         .map(|note| {
             view! {
                 <tr class=note.class>
                     <td colspan=colspan>
-                        <span class=format!("badge {}", note.tone)>{note.badge}</span>
+                        <span class=format!("badge {}", note.tone) title=hint>{note.badge}</span>
                         " "
                         {note.text}
                     </td>

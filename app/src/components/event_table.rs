@@ -26,6 +26,17 @@ pub fn EventTable(records: Records, query: EventQuery, paged: bool) -> impl Into
         .into_any();
     }
     let empty = records.events.is_empty();
+    // The window in moments, whatever the URL said it in ("1h" or a date).
+    let window = match (paged, query.window(now)) {
+        (false, _) | (_, (None, None)) => None,
+        (true, (from, to)) => Some(format!(
+            "Records from {} to {}.",
+            from.map_or("the start of the record".into(), |at| format::moment(
+                at, now
+            )),
+            to.map_or("now".into(), |at| format::moment(at, now)),
+        )),
+    };
     let older = records.older.filter(|_| paged).map(|before| {
         let next = EventQuery {
             before: Some(before),
@@ -45,6 +56,7 @@ pub fn EventTable(records: Records, query: EventQuery, paged: bool) -> impl Into
     });
     view! {
         {problems.into_iter().map(|p| view! { <p class="warn">{p}</p> }).collect_view()}
+        {window.map(|w| view! { <p class="window">{w}</p> })}
         {if empty {
             view! { <p class="empty">"The journal holds nothing of that."</p> }.into_any()
         } else {

@@ -4,7 +4,11 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
-use crate::server_fns::receipts::{Receipt, read_receipt};
+use leptos::server_fn::ServerFn;
+
+use crate::server_fns::nodes::SetNodeState;
+use crate::server_fns::receipts::{Receipt, UNDO_SECONDS, Undo, read_receipt};
+use crate::urls;
 
 #[component]
 pub fn ReceiptBanner() -> impl IntoView {
@@ -48,6 +52,25 @@ fn ReceiptView(receipt: Receipt) -> impl IntoView {
                     .collect_view()}
             </ul>
             {receipt.note.map(|n| view! { <p class="note">{n}</p> })}
+            {receipt.undo.map(undo_form)}
         </section>
     }
+}
+
+/// The same action the other way, for a few seconds: a form like the
+/// dialog's, back to this page without the receipt.
+fn undo_form(undo: Undo) -> AnyView {
+    let back = urls::here();
+    view! {
+        <form method="post" action=urls::scoped(SetNodeState::PATH) class="undo-form">
+            <input type="hidden" name="node" value=undo.node.clone() />
+            <input type="hidden" name="state" value=undo.state.as_str() />
+            <input type="hidden" name="confirm" value="yes" />
+            <input type="hidden" name="back" value=back />
+            <input type="hidden" name="reason" value="undo" />
+            <button type="submit">{format!("Undo: {}", undo.label)}</button>
+            <span class="since">{format!(" (offered for {} s)", UNDO_SECONDS)}</span>
+        </form>
+    }
+    .into_any()
 }

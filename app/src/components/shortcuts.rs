@@ -19,6 +19,8 @@ pub enum Command {
     PreviousRow,
     OpenRow,
     ToggleHelp,
+    /// To the header's jump-to box.
+    Jump,
 }
 
 /// The keys pressed so far: only `g` waits for a second key.
@@ -35,6 +37,11 @@ impl Keys {
         let after_g = std::mem::take(&mut self.after_g);
         if key == "Escape" {
             return Some(Command::Escape);
+        }
+        // Ctrl+K (⌘K): the jump-to box, from anywhere, as in the consoles
+        // operators know.
+        if modified && key.eq_ignore_ascii_case("k") {
+            return Some(Command::Jump);
         }
         if typing || modified {
             return None;
@@ -72,7 +79,9 @@ pub fn Shortcuts() -> impl IntoView {
                         <h2 id="keys-title">"Keyboard shortcuts"</h2>
                         <dl>
                             <dt><kbd>"/"</kbd></dt>
-                            <dd>"Filter the table"</dd>
+                            <dd>"Filter the table (where there is none, jump)"</dd>
+                            <dt><kbd>"Ctrl"</kbd>" " <kbd>"K"</kbd></dt>
+                            <dd>"Jump to a node, model or replica of any cluster"</dd>
                             <dt><kbd>"Esc"</kbd></dt>
                             <dd>"Close a dialog or this list; clear the filter"</dd>
                             <dt><kbd>"j"</kbd>" " <kbd>"k"</kbd></dt>
@@ -116,6 +125,7 @@ mod browser {
     const ROWS: &str = "main table.data > tbody > tr";
     const CURRENT: &str = crate::live::markup::KBD_CURRENT_ATTR;
     const FILTER: &str = ".filter-bar input[type='search']";
+    const JUMP: &str = "header.top form.jump input[name='q']";
 
     pub fn listen(help: RwSignal<bool>) {
         let keys = RefCell::new(Keys::default());
@@ -152,7 +162,9 @@ mod browser {
                     true
                 }
                 Command::Escape => escape(&|to: &str| navigate(to, ())),
-                Command::FocusFilter => focus_filter(),
+                // A page without a table's filter has only the jump box.
+                Command::FocusFilter => focus_filter() || focus_jump(),
+                Command::Jump => focus_jump(),
                 Command::GoTo(path) => go_to(&crate::urls::scoped(path)),
                 Command::NextRow => move_row(&row, 1),
                 Command::PreviousRow => move_row(&row, -1),
@@ -303,7 +315,15 @@ mod browser {
     }
 
     fn focus_filter() -> bool {
-        match find(FILTER).and_then(|el| el.dyn_into::<HtmlInputElement>().ok()) {
+        focus_field(FILTER)
+    }
+
+    fn focus_jump() -> bool {
+        focus_field(JUMP)
+    }
+
+    fn focus_field(selector: &str) -> bool {
+        match find(selector).and_then(|el| el.dyn_into::<HtmlInputElement>().ok()) {
             Some(input) => {
                 let _ = input.focus();
                 input.select();
@@ -403,9 +423,14 @@ mod tests {
         let mut keys = Keys::default();
         for key in ["/", "g", "j", "k", "?", "Enter"] {
             assert_eq!(keys.press(key, true, false), None, "{key}");
+        }
+        for key in ["/", "g", "j", "?", "Enter"] {
             assert_eq!(keys.press(key, false, true), None, "{key} with Ctrl");
         }
         assert_eq!(keys.press("Escape", true, false), Some(Command::Escape));
+        // Ctrl+K jumps, even from a field.
+        assert_eq!(keys.press("k", true, true), Some(Command::Jump));
+        assert_eq!(keys.press("K", false, true), Some(Command::Jump));
     }
 
     #[test]

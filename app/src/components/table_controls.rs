@@ -42,8 +42,12 @@ pub fn FilterBar(
     /// The facets the table offers (`TableRow::facets`).
     #[prop(optional)]
     facets: Vec<FacetChoice>,
+    /// The columns an operator may hide: (id, header).
+    #[prop(optional)]
+    columns: Vec<(&'static str, &'static str)>,
 ) -> impl IntoView {
     let q = query.with_untracked(|q| q.q.clone());
+    let layout = (!columns.is_empty()).then(|| query.with_untracked(|q| layout_menu(q, columns)));
     let choices = query.with_untracked(|q| facet_choices(q, facets));
     let applied = query.with_untracked(applied_chips);
     let downloads = data_page.map(|page| {
@@ -79,9 +83,51 @@ pub fn FilterBar(
             </span>
             {downloads}
         </form>
+        {layout}
         {choices}
         {applied}
     }
+}
+
+/// How dense the rows are and which columns show: a link and a GET form,
+/// kept in the URL like the rest of the view.
+fn layout_menu(q: &TableQuery, columns: Vec<(&'static str, &'static str)>) -> AnyView {
+    let density = if q.compact {
+        view! { <a class="density" href=q.compact_href(false)>"Comfortable rows"</a> }
+    } else {
+        view! { <a class="density" href=q.compact_href(true)>"Compact rows"</a> }
+    };
+    let hidden = q.columns_form_fields();
+    let boxes = columns
+        .into_iter()
+        .map(|(id, label)| {
+            view! {
+                <label><input type="checkbox" name="cols" value=id checked=q.shows(id) />" "{label}</label>
+            }
+        })
+        .collect_view();
+    let chosen = q.cols.is_some();
+    view! {
+        <div class="layout">
+            {density}
+            <details class="columns-menu">
+                <summary class:chosen=chosen>"Columns"</summary>
+                <form method="get" class="columns-form">
+                    {hidden
+                        .into_iter()
+                        .map(|(k, v)| view! { <input type="hidden" name=k value=v /> })
+                        .collect_view()}
+                    // Ticking no box still says so.
+                    <input type="hidden" name="cols" value="" />
+                    {boxes}
+                    <button type="submit">"Show these"</button>
+                    " "
+                    <a href=q.every_column_href()>"Every column"</a>
+                </form>
+            </details>
+        </div>
+    }
+    .into_any()
 }
 
 /// Each facet's values as links above the table, the one applied marked:
@@ -197,10 +243,13 @@ pub fn FilteredTable(
     /// The facets the table offers.
     #[prop(optional)]
     facets: Vec<FacetChoice>,
+    /// The columns an operator may hide.
+    #[prop(optional)]
+    columns: Vec<(&'static str, &'static str)>,
     children: Children,
 ) -> impl IntoView {
     view! {
-        <FilterBar query shown total noun data_page facets />
+        <FilterBar query shown total noun data_page facets columns />
         {paging.map(|paging| view! { <Pager query paging shown noun /> })}
         {if shown == 0 {
             view! { <p class="empty">{format!("No {one} matches this filter.")}</p> }.into_any()

@@ -135,6 +135,7 @@ mod browser {
         let _ = set_interval_with_handle(
             move || {
                 show_age();
+                crate::live::countdown::count_down();
                 set_stale.maybe_update(|shown| {
                     let now = is_stale();
                     let moved = *shown != now;

@@ -25,6 +25,8 @@ pub mod change_feed;
 #[cfg(feature = "hydrate")]
 mod build_reload;
 #[cfg(feature = "hydrate")]
+mod countdown;
+#[cfg(feature = "hydrate")]
 mod follow;
 #[cfg(feature = "hydrate")]
 pub mod morph;

@@ -9,7 +9,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
 use crate::components::EventTable;
-use crate::events_query::EventQuery;
+use crate::events_query::{EventQuery, is_window};
 use crate::journal_record::EventKind;
 use crate::live::Live;
 use crate::server_fns::events::{EventsPage as Records, list_events};
@@ -58,7 +58,16 @@ pub fn EventsPage() -> impl IntoView {
 #[component]
 fn EventFilters(query: EventQuery) -> impl IntoView {
     let kind = query.kinds.first().map(|k| k.as_str()).unwrap_or_default();
+    // A window back from now is the list's; a moment is From's or To's.
     let since = query.since.clone().unwrap_or_default();
+    let window = if is_window(&since) {
+        since.clone()
+    } else {
+        String::new()
+    };
+    let from = EventQuery::as_field(query.since.as_deref());
+    let to = EventQuery::as_field(query.until.as_deref());
+    let until_window = query.until.clone().filter(|u| is_window(u));
     view! {
         <form method="get" action=urls::scoped("/events") class="event-filters">
             <label>"Node " <input type="text" name="node" value=query.node.clone().unwrap_or_default() /></label>
@@ -78,13 +87,15 @@ fn EventFilters(query: EventQuery) -> impl IntoView {
                 <select name="since">
                     {WINDOWS
                         .into_iter()
-                        .map(|(v, label)| view! { <option value=v selected=v == since>{label}</option> })
+                        .map(|(v, label)| view! { <option value=v selected=v == window>{label}</option> })
                         .collect_view()}
-                    {(!since.is_empty() && !WINDOWS.iter().any(|(v, _)| *v == since))
-                        .then(|| view! { <option value=since.clone() selected=true>{since.clone()}</option> })}
+                    {(!window.is_empty() && !WINDOWS.iter().any(|(v, _)| *v == window))
+                        .then(|| view! { <option value=window.clone() selected=true>{window.clone()}</option> })}
                 </select>
             </label>
-            {query.until.clone().map(|until| view! { <input type="hidden" name="until" value=until /> })}
+            <label>"or from " <input type="datetime-local" name="from" value=from /></label>
+            <label>"to " <input type="datetime-local" name="to" value=to /> " UTC"</label>
+            {until_window.map(|until| view! { <input type="hidden" name="until" value=until /> })}
             <button type="submit">"Show"</button>
         </form>
     }

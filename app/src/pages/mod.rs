@@ -3,6 +3,7 @@
 pub mod audit;
 pub mod events;
 pub mod fleet;
+pub mod jump;
 pub mod models;
 pub mod node;
 pub mod nodes;
@@ -16,6 +17,7 @@ pub mod weights;
 pub use audit::AuditPage;
 pub use events::EventsPage;
 pub use fleet::FleetPage;
+pub use jump::JumpPage;
 pub use models::ModelsPage;
 pub use node::NodePage;
 pub use nodes::NodesPage;

@@ -122,7 +122,7 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
                 <dt>"Fabrics"</dt>
                 <dd>{format::list_or_dash(&node.fabrics)}</dd>
                 <dt>"Last seen"</dt>
-                <dd>{format::or_dash(&node.last_seen_ago)}</dd>
+                <dd>{format::go_duration(&node.last_seen_ago)}</dd>
             </dl>
             <NodeActions node=node.clone() />
         </section>

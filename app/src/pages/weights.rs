@@ -10,7 +10,9 @@ use crate::components::{ConfirmDialog, CtlCommand, ErrorPanel, ReceiptBanner, Re
 use crate::error::ConsoleError;
 use crate::format::{self, file_size};
 use crate::live::Live;
-use crate::server_fns::weights::{CollectPreview, CollectWeights, list_orphans, review_collect};
+use crate::server_fns::weights::{
+    CollectPreview, CollectWeights, PreviewCollect, list_orphans, review_collect,
+};
 use crate::table::use_table_query;
 use crate::tables::OrphanTable;
 
@@ -137,9 +139,18 @@ fn CollectPreviewView(preview: CollectPreview) -> impl IntoView {
                 .collect_view()}
         </ul>
         <CtlCommand command=ctl />
-        <p class="muted">
-            {format!("This confirmation is for exactly this list and expires in {} s.", preview.expires_in_seconds)}
+        // Counted down in the browser (`live::countdown`); past its end the
+        // delete button is disabled and the way on is a fresh review.
+        <p class="muted countdown" data-expires-in=preview.expires_in_seconds.to_string()>
+            "This confirmation is for exactly this list and expires in "
+            <span class="left">{format::left(preview.expires_in_seconds as i64)}</span>
+            "."
         </p>
+        <form method="post" action=crate::urls::scoped(PreviewCollect::PATH) class="inline review-again">
+            <input type="hidden" name="node" value=preview.scope.clone() />
+            <button type="submit">"Review again"</button>
+            <span class="muted">" (lists the orphans anew, with a fresh confirmation)"</span>
+        </form>
         <form method="post" action=crate::urls::scoped(CollectWeights::PATH) class="confirm-form">
             <input type="hidden" name="node" value=preview.scope.clone() />
             <input type="hidden" name="token" value=preview.token.clone() />

@@ -8,6 +8,7 @@ pub mod audit;
 pub mod cluster;
 pub mod events;
 pub mod fleet;
+pub mod jump;
 pub mod nodes;
 pub mod placement;
 pub mod receipts;
@@ -17,7 +18,7 @@ pub mod weights;
 /// The server functions that only read (their endpoint names). Every other
 /// call is an attempt at a change and the router audits it: a new function
 /// missing from this list is audited, never the reverse.
-pub const READS: [&str; 16] = [
+pub const READS: [&str; 17] = [
     "list_nodes",
     "inspect_node",
     "preview_drain",
@@ -34,12 +35,13 @@ pub const READS: [&str; 16] = [
     "fleet_overview",
     "read_walls",
     "list_events",
+    "jump_to",
 ];
 
 /// The functions about every cluster at once, the only ones a request that
 /// names no cluster may call on a console of several: any other, a function
 /// added tomorrow included, is about one cluster and must say which.
-pub const CONSOLE_WIDE: [&str; 2] = ["fleet_overview", "read_walls"];
+pub const CONSOLE_WIDE: [&str; 3] = ["fleet_overview", "read_walls", "jump_to"];
 
 pub fn is_console_wide(endpoint: &str) -> bool {
     CONSOLE_WIDE.contains(&endpoint)

@@ -79,7 +79,7 @@ mod ssr {
     use crate::joins::{drain_preview, runs_on};
     use crate::server::ConsoleContext;
     use crate::server::input::{self, ReturnPath};
-    use crate::server_fns::receipts::{Receipt, finish};
+    use crate::server_fns::receipts::{Receipt, Undo, finish};
     use crate::table::TableQuery;
 
     pub async fn list_nodes(query: String) -> Result<TablePage<NodeView>, ConsoleError> {
@@ -188,12 +188,14 @@ mod ssr {
         };
         // The receipt names the node only when the console lists it: a
         // hand-made form must not put its own words in the console's mouth.
-        let listed = cx
+        let before = cx
             .cluster
             .snapshots
             .nodes()
             .await
-            .is_ok_and(|nodes| nodes.iter().any(|n| n.id == node));
+            .ok()
+            .and_then(|nodes| nodes.iter().find(|n| n.id == node).map(|n| n.state.clone()));
+        let listed = before.is_some();
         let action = if listed {
             format!("{verb} {node}")
         } else {
@@ -224,6 +226,7 @@ mod ssr {
                          the original stops."
                         .to_string()
                 }),
+                undo: before.and_then(|b| Undo::of(&change.id, &b, state)),
             },
             Err(e) => Receipt::refused(action, &ConsoleError::from(e)),
         };

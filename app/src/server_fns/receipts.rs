@@ -23,6 +23,52 @@ pub struct Receipt {
     /// Lines that report a part that failed while the rest went through.
     pub failed_lines: Vec<String>,
     pub note: Option<String>,
+    /// The way back, offered for [`UNDO_SECONDS`] after a cordon or an
+    /// uncordon: the same action the other way, confirmed by the click.
+    #[serde(default)]
+    pub undo: Option<Undo>,
+}
+
+/// How long a receipt offers its undo: long enough to see a slip, short
+/// enough that nobody undoes what others have since built on.
+pub const UNDO_SECONDS: u64 = 30;
+
+/// A change of a node's state that would put it back as it was.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Undo {
+    pub node: String,
+    /// The state it was in, and goes back to.
+    pub state: crate::admin_api::types::TargetState,
+    /// "Uncordon gpu-h100-01".
+    pub label: String,
+}
+
+impl Undo {
+    /// The undo of putting `node` from `before` into `after`: only a
+    /// cordon and an uncordon have one (a drain has moved replicas, which
+    /// an uncordon does not bring back).
+    pub fn of(
+        node: &str,
+        before: &crate::admin_api::types::NodeState,
+        after: crate::admin_api::types::TargetState,
+    ) -> Option<Self> {
+        use crate::admin_api::types::{NodeState, TargetState};
+        let (state, verb) = match (before, after) {
+            (NodeState::Ready, TargetState::Cordoned) => (TargetState::Ready, "Uncordon"),
+            (NodeState::Cordoned, TargetState::Ready) => (TargetState::Cordoned, "Cordon"),
+            _ => return None,
+        };
+        Some(Self {
+            node: node.to_string(),
+            state,
+            label: format!("{verb} {node} again"),
+        })
+    }
+}
+
+/// Whether a receipt issued at `issued` still offers its undo at `now`.
+pub fn undo_open(issued: u64, now: u64) -> bool {
+    now.saturating_sub(issued) <= UNDO_SECONDS
 }
 
 impl Receipt {
@@ -108,6 +154,7 @@ mod ssr {
             lines: clip_lines(receipt.lines),
             failed_lines: clip_lines(receipt.failed_lines),
             note: receipt.note.map(clip),
+            undo: receipt.undo,
         };
         signer.sign(
             PURPOSE,
@@ -120,11 +167,15 @@ mod ssr {
 
     pub fn read(id: &str) -> Result<Option<Receipt>, ConsoleError> {
         let cx = ConsoleContext::current()?;
+        let now = unix_now();
         Ok(cx
             .signer
             .verify::<Sealed>(PURPOSE, id)
-            .filter(|s| unix_now().saturating_sub(s.issued) <= KEEP_SECONDS)
-            .map(|s| s.receipt))
+            .filter(|s| now.saturating_sub(s.issued) <= KEEP_SECONDS)
+            .map(|s| Receipt {
+                undo: s.receipt.undo.filter(|_| undo_open(s.issued, now)),
+                ..s.receipt
+            }))
     }
 
     /// How every action finishes: sends the browser back to `back`, checked
@@ -137,5 +188,34 @@ mod ssr {
         let sealed = seal(&cx.signer, receipt)?;
         leptos_axum::redirect(&urls::with_params(back.as_str(), &[("receipt", &sealed)]));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::admin_api::types::{NodeState, TargetState};
+
+    #[test]
+    fn a_cordon_and_an_uncordon_can_be_undone_for_a_while_and_a_drain_cannot() {
+        let undo = Undo::of("gpu-7", &NodeState::Ready, TargetState::Cordoned).expect("undo");
+        assert_eq!(undo.state, TargetState::Ready);
+        assert_eq!(undo.label, "Uncordon gpu-7 again");
+        let undo = Undo::of("gpu-7", &NodeState::Cordoned, TargetState::Ready).expect("undo");
+        assert_eq!(undo.state, TargetState::Cordoned);
+        assert_eq!(
+            Undo::of("gpu-7", &NodeState::Ready, TargetState::Draining),
+            None
+        );
+        assert_eq!(
+            Undo::of("gpu-7", &NodeState::Draining, TargetState::Ready),
+            None
+        );
+        assert_eq!(
+            Undo::of("gpu-7", &NodeState::Cordoned, TargetState::Cordoned),
+            None
+        );
+        assert!(undo_open(100, 100 + UNDO_SECONDS));
+        assert!(!undo_open(100, 101 + UNDO_SECONDS));
     }
 }

@@ -194,6 +194,7 @@ mod ssr {
                     }),
                     lines,
                     failed_lines,
+                    undo: None,
                 }
             }
             Err(e) => Receipt::refused(action, &ConsoleError::from(e)),

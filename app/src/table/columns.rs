@@ -88,6 +88,9 @@ pub trait TableRow: Clone + PartialEq + Send + Sync + 'static {
     /// The table as data (`/nodes?format=csv`), for its download links;
     /// see `export`.
     const EXPORTED_AS: Option<super::exported_table::ExportedTable> = None;
+    /// What every note under a row means, said once above the table (and
+    /// as each note's tooltip) rather than on every note.
+    const NOTE_HINT: Option<&'static str> = None;
 
     /// What tells this row from every other in its list, and the same row
     /// from one refresh to the next.

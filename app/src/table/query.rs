@@ -23,6 +23,11 @@ pub const FILTER_WORD_CHARS: usize = 64;
 /// A facet's value is a state, a status or a model's name.
 const FACET_VALUE_LIMIT: usize = 256;
 
+/// No table has more columns than this, nor a column a longer id: what a
+/// crafted `?cols=` can make every link of a page carry.
+const COLUMNS_LIMIT: usize = 24;
+const COLUMN_ID_CHARS: usize = 32;
+
 /// The filter as the table applies it: its distinct words (a word repeated
 /// narrows nothing), at most [`FILTER_WORDS`] of at most
 /// [`FILTER_WORD_CHARS`] characters, so that the cost of a filter and the
@@ -52,6 +57,11 @@ pub struct TableQuery {
     pub page: usize,
     /// Every other parameter, kept when sorting or filtering changes.
     pub rest: Vec<(String, String)>,
+    /// Rows as dense as they go (`?compact=1`).
+    pub compact: bool,
+    /// The columns shown (`?cols=node,state`), if the operator chose: the
+    /// column that names the row is always shown.
+    pub cols: Option<Vec<String>>,
 }
 
 impl TableQuery {
@@ -81,6 +91,19 @@ impl TableQuery {
                 "sort" => query.sort = Some(value).filter(|s| !s.is_empty()),
                 "desc" => query.desc = value == "1",
                 "page" => query.page = value.trim().parse::<usize>().unwrap_or(1).saturating_sub(1),
+                "compact" => query.compact = value == "1",
+                // The chooser's form sends one `cols` per box ticked (and an
+                // empty one, so that ticking none still says so); links
+                // carry them as one list.
+                "cols" => {
+                    let cols = query.cols.get_or_insert_with(Vec::new);
+                    for id in value.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+                        let id: String = id.chars().take(COLUMN_ID_CHARS).collect();
+                        if cols.len() < COLUMNS_LIMIT && !cols.contains(&id) {
+                            cols.push(id);
+                        }
+                    }
+                }
                 // One-shot parameters never survive a change of view.
                 one_shot if urls::is_one_shot(one_shot) => {}
                 // A facet once (its last value, as every parameter), a
@@ -118,10 +141,57 @@ impl TableQuery {
     /// Every setting but the page, as query pairs: a new sort or filter
     /// starts again at the first page.
     fn view_pairs(&self) -> Vec<(String, String)> {
-        match &self.sort {
+        let mut pairs = match &self.sort {
             Some(column) => Self::sorted(self.filter_pairs(), column, self.desc),
             None => self.filter_pairs(),
+        };
+        pairs.extend(self.layout_pairs());
+        pairs
+    }
+
+    /// How the table is laid out: its density and its columns.
+    fn layout_pairs(&self) -> Vec<(String, String)> {
+        let mut pairs = Vec::new();
+        if self.compact {
+            pairs.push(("compact".into(), "1".into()));
         }
+        if let Some(cols) = &self.cols {
+            pairs.push(("cols".into(), cols.join(",")));
+        }
+        pairs
+    }
+
+    /// Whether the column `id` is shown.
+    pub fn shows(&self, id: &str) -> bool {
+        self.cols
+            .as_ref()
+            .is_none_or(|cols| cols.iter().any(|c| c == id))
+    }
+
+    /// The link to this view, dense or not.
+    pub fn compact_href(&self, compact: bool) -> String {
+        let next = Self {
+            compact,
+            ..self.clone()
+        };
+        format!("?{}", next.with_page(self.page))
+    }
+
+    /// The hidden fields of the column chooser's form: the view, less its
+    /// columns, which the form's boxes say.
+    pub fn columns_form_fields(&self) -> Vec<(String, String)> {
+        let mut pairs = self.view_pairs();
+        pairs.retain(|(k, _)| k != "cols");
+        pairs
+    }
+
+    /// The link to this view with every column.
+    pub fn every_column_href(&self) -> String {
+        let next = Self {
+            cols: None,
+            ..self.clone()
+        };
+        format!("?{}", next.with_page(self.page))
     }
 
     /// The query string (without `?`) that shows `page` of this view.
@@ -155,7 +225,8 @@ impl TableQuery {
     /// it is already the sort column.
     pub fn sort_href(&self, column: &str) -> String {
         let desc = self.sort.as_deref() == Some(column) && !self.desc;
-        let pairs = Self::sorted(self.filter_pairs(), column, desc);
+        let mut pairs = Self::sorted(self.filter_pairs(), column, desc);
+        pairs.extend(self.layout_pairs());
         format!("?{}", encode_query(&pairs))
     }
 
@@ -334,6 +405,7 @@ mod tests {
             desc: false,
             page: 3,
             rest: vec![("state".into(), "ready".into())],
+            ..TableQuery::default()
         };
         assert_eq!(q.sort_href("gpus"), "?state=ready&q=a%20b&sort=gpus&desc=1");
         assert_eq!(q.sort_href("node"), "?state=ready&q=a%20b&sort=node");
@@ -429,6 +501,53 @@ mod tests {
             q.filter_form_fields()
                 .iter()
                 .all(|(k, _)| k != "page" && k != "q")
+        );
+    }
+
+    #[test]
+    fn density_and_columns_are_kept_by_every_link_of_the_view() {
+        let q =
+            TableQuery::parse("cols=node&cols=state,gpus&cols=&compact=1&state=ready&sort=gpus");
+        assert!(q.compact);
+        assert_eq!(
+            q.cols.as_deref(),
+            Some(&["node".to_string(), "state".into(), "gpus".into()][..])
+        );
+        assert!(q.shows("gpus") && !q.shows("disk"));
+        for href in [
+            q.sort_href("node"),
+            q.page_href(2),
+            q.facet_href("state", None),
+            q.unnarrowed_href(),
+        ] {
+            assert!(
+                href.contains("compact=1") && href.contains("cols=node%2Cstate%2Cgpus"),
+                "{href}"
+            );
+        }
+        assert!(!q.compact_href(false).contains("compact"));
+        assert!(
+            q.every_column_href().contains("compact=1") && !q.every_column_href().contains("cols")
+        );
+        // Ticking no box shows only the column that names the row.
+        let none = TableQuery::parse("cols=");
+        assert_eq!(none.cols, Some(vec![]));
+        assert!(!none.shows("state"));
+        // A crafted list is cut.
+        let long = format!(
+            "cols={}",
+            (0..500)
+                .map(|i| format!("c{i}{}", "x".repeat(100)))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let q = TableQuery::parse(&long);
+        assert_eq!(q.cols.as_ref().map(Vec::len), Some(COLUMNS_LIMIT));
+        assert!(
+            q.cols
+                .iter()
+                .flatten()
+                .all(|c| c.chars().count() <= COLUMN_ID_CHARS)
         );
     }
 

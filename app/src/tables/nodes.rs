@@ -14,6 +14,9 @@ use crate::{format, urls};
 impl TableRow for NodeView {
     const KEY_ATTR: &'static str = "data-node";
     const EXPORTED_AS: Option<ExportedTable> = Some(ExportedTable::Nodes);
+    const NOTE_HINT: Option<&'static str> = Some(
+        "An unhealthy GPU is kept out of placement: usually why a node that looks idle gets no work.",
+    );
     const COLUMNS: &'static [Column<Self>] = &[
         Column::<Self>::new("node", "Node", |n| {
             view! { <a href=urls::node(&n.id)>{n.id.clone()}</a> }.into_any()
@@ -67,7 +70,7 @@ impl TableRow for NodeView {
             .class("num")
             .sort(|n| SortKey::Num(n.replicas)),
         Column::<Self>::new("seen", "Last seen", |n| {
-            format::or_dash(&n.last_seen_ago).into_any()
+            format::go_duration(&n.last_seen_ago).into_any()
         })
         .class("num")
         .sort(|n| format::parse_duration(&n.last_seen_ago).map_or(SortKey::Unknown, SortKey::Num)),
@@ -136,9 +139,7 @@ impl TableRow for NodeView {
                     class: "unhealthy",
                     tone: "warn",
                     badge: "unhealthy GPU",
-                    text: format!(
-                        "{line}{since} — kept out of placement, which is usually why a node that looks idle gets no work."
-                    ),
+                    text: format!("{line}{since}"),
                 }
             })
             .collect()
