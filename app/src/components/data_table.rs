@@ -7,7 +7,6 @@
 
 use std::collections::HashSet;
 
-use leptos::either::Either;
 use leptos::prelude::*;
 use leptos::tachys::html::attribute::custom::custom_attribute;
 
@@ -32,7 +31,9 @@ fn keys<T: TableRow>(rows: &[T]) -> Vec<String> {
         .collect()
 }
 
-/// `rows` as a table, each row under its key.
+/// `rows` as a table, each row under its key. Only what reads `T` is
+/// generic; the markup is laid out once, for every table (`table_view`):
+/// a copy per row type would grow the binary by as much again per table.
 #[component]
 pub fn DataTable<T: TableRow>(
     rows: Vec<T>,
@@ -41,20 +42,51 @@ pub fn DataTable<T: TableRow>(
     class: &'static str,
 ) -> impl IntoView {
     let (shown, compact) = query.with_untracked(|q| (shown_columns::<T>(q), q.compact));
-    let body = keys(&rows)
+    let heads = shown
+        .iter()
+        .map(|&i| {
+            let c = &T::COLUMNS[i];
+            Head {
+                id: c.id,
+                label: c.label,
+                title: c.title,
+                label_hidden: c.label_hidden,
+                sortable: c.sort.is_some(),
+            }
+        })
+        .collect();
+    let lines = keys(&rows)
         .into_iter()
         .zip(&rows)
-        .map(|(key, row)| table_row(key, row, &shown))
-        .collect_view();
-    let head = header::<T>(query, &shown);
-    view! {
-        <table class=class class:compact=compact>
-            <thead>
-                <tr>{head}</tr>
-            </thead>
-            <tbody>{body}</tbody>
-        </table>
-    }
+        .map(|(key, row)| Line {
+            key,
+            mark: row.mark(),
+            cells: shown
+                .iter()
+                .map(|&i| {
+                    let c = &T::COLUMNS[i];
+                    Cell {
+                        heads_row: T::ROW_HEADER == Some(i),
+                        class: c.class,
+                        label: c.label,
+                        view: (c.cell)(row),
+                    }
+                })
+                .collect(),
+            notes: row.notes(),
+        })
+        .collect();
+    table_view(
+        TableParts {
+            class,
+            compact,
+            key_attr: T::KEY_ATTR,
+            hint: T::NOTE_HINT,
+        },
+        query,
+        heads,
+        lines,
+    )
 }
 
 /// Which of `T`'s columns the view shows, by index: those chosen, and
@@ -76,6 +108,113 @@ pub fn choosable_columns<T: TableRow>() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
+/// A column's header, as the markup needs it.
+struct Head {
+    id: &'static str,
+    label: &'static str,
+    title: Option<&'static str>,
+    label_hidden: bool,
+    sortable: bool,
+}
+
+/// One row: its key, its mark, its cells and the notes under it.
+struct Line {
+    key: String,
+    mark: Option<&'static str>,
+    cells: Vec<Cell>,
+    notes: Vec<RowNote>,
+}
+
+struct Cell {
+    /// The cell that names the row (`<th scope="row">`).
+    heads_row: bool,
+    class: Option<&'static str>,
+    /// Its header again, for tables that stack on a narrow screen.
+    label: &'static str,
+    view: AnyView,
+}
+
+/// What a table is, besides its rows.
+struct TableParts {
+    class: &'static str,
+    compact: bool,
+    /// The row's attribute that carries its key (`data-node`).
+    key_attr: &'static str,
+    hint: Option<&'static str>,
+}
+
+fn table_view(
+    parts: TableParts,
+    query: Memo<TableQuery>,
+    heads: Vec<Head>,
+    lines: Vec<Line>,
+) -> AnyView {
+    let colspan = heads.len();
+    let head = heads
+        .into_iter()
+        .map(|c| {
+            if c.sortable {
+                view! { <SortHeader query column=c.id label=c.label title=c.title /> }.into_any()
+            } else {
+                view! {
+                    <th scope="col" title=c.title>
+                        <span class:visually-hidden=c.label_hidden>{c.label}</span>
+                    </th>
+                }
+                .into_any()
+            }
+        })
+        .collect_view();
+    let TableParts {
+        class,
+        compact,
+        key_attr,
+        hint,
+    } = parts;
+    let body = lines
+        .into_iter()
+        .map(|line| row_view(line, key_attr, colspan, hint))
+        .collect_view();
+    view! {
+        <table class=class class:compact=compact>
+            <thead>
+                <tr>{head}</tr>
+            </thead>
+            <tbody>{body}</tbody>
+        </table>
+    }
+    .into_any()
+}
+
+/// A row and the notes under it.
+fn row_view(
+    line: Line,
+    key_attr: &'static str,
+    colspan: usize,
+    hint: Option<&'static str>,
+) -> AnyView {
+    let cells = line
+        .cells
+        .into_iter()
+        .map(|cell| {
+            if cell.heads_row {
+                view! { <th scope="row" class=cell.class>{cell.view}</th> }.into_any()
+            } else {
+                view! { <td class=cell.class data-label=cell.label>{cell.view}</td> }.into_any()
+            }
+        })
+        .collect_view();
+    let row = view! { <tr class=line.mark>{cells}</tr> };
+    (
+        // `data-key` too, the same for every table: the live document
+        // matches rows by it when it patches the page.
+        row.add_any_attr(custom_attribute(key_attr, line.key.clone()))
+            .add_any_attr(custom_attribute(crate::live::markup::KEY_ATTR, line.key)),
+        note_rows(line.notes, colspan, hint),
+    )
+        .into_any()
+}
+
 /// One page of a list, with the filter bar and the pager above it; a
 /// sentence instead when the list itself is empty.
 #[component]
@@ -91,78 +230,64 @@ pub fn PagedTable<T: TableRow>(
     empty: &'static str,
 ) -> impl IntoView {
     if page.total == 0 {
-        return Either::Left(view! { <p class="empty">{empty}</p> });
+        return view! { <p class="empty">{empty}</p> }.into_any();
     }
     let paging = page.paging();
     let TablePage {
         rows, shown, total, ..
     } = page;
-    let columns = choosable_columns::<T>();
     // Said once above the table, not on every row that needs it.
-    let legend = T::NOTE_HINT
-        .filter(|_| rows.iter().any(|r| !r.notes().is_empty()))
-        .map(|hint| view! { <p class="legend">{hint}</p> });
-    Either::Right(view! {
-        <FilteredTable
-            query
-            shown
-            total
-            noun
-            one
-            paging
-            data_page=T::EXPORTED_AS.map(ExportedTable::page)
-            facets=T::facets()
-            columns
-        >
-            {legend}
-            <DataTable rows query class />
-        </FilteredTable>
-    })
-}
-
-fn header<T: TableRow>(query: Memo<TableQuery>, shown: &[usize]) -> impl IntoView + use<T> {
-    shown
-        .iter()
-        .map(|&i| &T::COLUMNS[i])
-        .map(|c| match (c.sort, c.label_hidden) {
-            (Some(_), _) => {
-                Either::Left(view! { <SortHeader query column=c.id label=c.label title=c.title /> })
-            }
-            (None, hidden) => Either::Right(view! {
-                <th scope="col" title=c.title>
-                    <span class:visually-hidden=hidden>{c.label}</span>
-                </th>
-            }),
-        })
-        .collect_view()
-}
-
-/// A row and the notes under it.
-fn table_row<T: TableRow>(key: String, row: &T, shown: &[usize]) -> impl IntoView + use<T> {
-    let line = view! { <tr class=row.mark()>{row_cells(row, shown)}</tr> };
-    (
-        // `data-key` too, the same for every table: the live document
-        // matches rows by it when it patches the page.
-        line.add_any_attr(custom_attribute(T::KEY_ATTR, key.clone()))
-            .add_any_attr(custom_attribute(crate::live::markup::KEY_ATTR, key)),
-        note_rows(row.notes(), shown.len(), T::NOTE_HINT),
+    let legend = T::NOTE_HINT.filter(|_| rows.iter().any(|r| !r.notes().is_empty()));
+    let table = view! { <DataTable rows query class /> }.into_any();
+    paged_view(
+        PagedParts {
+            shown,
+            total,
+            noun,
+            one,
+            paging,
+            data_page: T::EXPORTED_AS.map(ExportedTable::page),
+            facets: T::facets(),
+            columns: choosable_columns::<T>(),
+            legend,
+        },
+        query,
+        table,
     )
 }
 
-fn row_cells<T: TableRow>(row: &T, shown: &[usize]) -> impl IntoView + use<T> {
-    shown
-        .iter()
-        .map(|&i| (i, &T::COLUMNS[i]))
-        .map(|(i, c)| {
-            let cell = (c.cell)(row);
-            if T::ROW_HEADER == Some(i) {
-                Either::Left(view! { <th scope="row" class=c.class>{cell}</th> })
-            } else {
-                // Its header again, for tables that stack on a narrow screen.
-                Either::Right(view! { <td class=c.class data-label=c.label>{cell}</td> })
-            }
-        })
-        .collect_view()
+struct PagedParts {
+    shown: usize,
+    total: usize,
+    noun: &'static str,
+    one: &'static str,
+    paging: crate::table::Paging,
+    data_page: Option<&'static str>,
+    facets: Vec<crate::table::FacetChoice>,
+    columns: Vec<(&'static str, &'static str)>,
+    legend: Option<&'static str>,
+}
+
+fn paged_view(parts: PagedParts, query: Memo<TableQuery>, table: AnyView) -> AnyView {
+    let PagedParts {
+        shown,
+        total,
+        noun,
+        one,
+        paging,
+        data_page,
+        facets,
+        columns,
+        legend,
+    } = parts;
+    let legend = legend.map(|hint| view! { <p class="legend">{hint}</p> });
+    view! {
+        <FilteredTable query shown total noun one paging data_page facets columns>
+            {legend}
+            {table}
+        </FilteredTable>
+    }
+    .into_any()
 }
 
 fn note_rows(notes: Vec<RowNote>, colspan: usize, hint: Option<&'static str>) -> impl IntoView {
