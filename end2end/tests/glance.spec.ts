@@ -91,3 +91,17 @@ test('an action through the console is one line on the events page, in operator 
     await expect(rows.first().getByRole('link', { name: node })).toBeVisible();
   }).toPass({ timeout: 15_000 });
 });
+
+test('the events page takes a From and a To and says its window in moments', async ({ page }, testInfo) => {
+  await page.goto('/events?since=1h');
+  if (withJs(testInfo)) await waitForIslands(page);
+  await expect(page.locator('p.window')).toHaveText(/^Records from .+ UTC to now\.$/);
+  await page.locator('input[name="from"]').fill('2026-01-02T03:04');
+  await page.locator('input[name="to"]').fill('2026-01-03T00:00');
+  await page.getByRole('button', { name: 'Show' }).click();
+  await expect(page).toHaveURL(/from=2026-01-02T03%3A04/);
+  await expect(page.locator('p.window')).toHaveText('Records from 2026-01-02 03:04 UTC to 2026-01-03 00:00 UTC.');
+  // The moments come back in their fields, for the next change.
+  await expect(page.locator('input[name="from"]')).toHaveValue('2026-01-02T03:04');
+  await expect(page.locator('input[name="to"]')).toHaveValue('2026-01-03T00:00');
+});

@@ -239,6 +239,8 @@ export async function everyView(testInfo: TestInfo): Promise<string[]> {
     `/weights?confirm=collect&node=${withOrphans}`,
     '/audit',
     '/events',
+    '/events?since=2026-01-01T00:00&until=1h',
+    '/jump?q=gpu',
     '/wall',
     '/wall?panels=models,trends&cycle=5',
     '/wall/setup',

@@ -302,7 +302,7 @@ async fn a_node_short_of_gpus_names_replicas_idle_for_hours() {
     let shown_ = shown("needs 4 free GPUs, 3 free", idle_for(3 * 3600)).await;
     assert_only(&shown_, "idle");
     let sentence = &shown_.sentences[0];
-    assert!(sentence.contains("idle 3h0m"), "{sentence}");
+    assert!(sentence.contains("idle 3 h 0 m"), "{sentence}");
     assert_only(
         &shown("not enough free devices", idle_for(3 * 3600)).await,
         "idle",
