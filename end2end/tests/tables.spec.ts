@@ -115,3 +115,17 @@ test('compact rows and the chosen columns stay in the URL through sorting, pagin
   await page.getByRole('link', { name: 'Comfortable rows' }).click();
   await expect(page).not.toHaveURL(/compact/);
 });
+
+test('names in a table look like the links they are', async ({ page }) => {
+  for (const path of ['/nodes', '/models', '/replicas']) {
+    await page.goto(path);
+    const name = page.locator('table.data tbody tr[data-key] a:not(.button)').first();
+    await expect(name).toBeVisible();
+    const looks = await name.evaluate((a) => {
+      const style = getComputedStyle(a);
+      const text = getComputedStyle(a.closest('tr')!).color;
+      return { underlined: style.textDecorationLine.includes('underline'), coloured: style.color !== text };
+    });
+    expect(looks, path).toEqual({ underlined: true, coloured: true });
+  }
+});
