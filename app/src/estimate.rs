@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::admin_api::types::{NodeState, NodeView, Rejection, ReplicaView};
+use crate::fast_hash::FastMap;
 use crate::reasons::{self, Concern, Vocabulary};
 
 /// What one shard of a profile needs of a node, as far as the console can
@@ -109,8 +110,8 @@ impl Need {
 pub fn gpus_in_use(
     replicas: &[ReplicaView],
     on: impl Fn(&str) -> bool,
-) -> std::collections::HashMap<&str, Option<i64>> {
-    let mut in_use = std::collections::HashMap::new();
+) -> FastMap<&str, Option<i64>> {
+    let mut in_use = FastMap::default();
     for r in replicas {
         for s in r.shards.iter().filter(|s| on(&s.node)) {
             let used = in_use.entry(s.node.as_str()).or_insert(Some(0));
@@ -311,8 +312,8 @@ pub fn uncovered(reason: &str, need: &Need, words: &Vocabulary) -> Vec<Concern> 
 /// free. The nodes `leaving` (draining, or about to) are never a home.
 pub struct Placer<'a> {
     nodes: &'a [NodeView],
-    in_use: std::collections::HashMap<&'a str, Option<i64>>,
-    given: std::collections::HashMap<&'a str, i64>,
+    in_use: FastMap<&'a str, Option<i64>>,
+    given: FastMap<&'a str, i64>,
     leaving: BTreeSet<&'a str>,
 }
 
@@ -334,7 +335,12 @@ impl<'a> Placer<'a> {
     /// holds its GPUs; `None` where no node would.
     pub fn place(&mut self, need: &Need) -> Option<&'a str> {
         let home = self.nodes.iter().find(|n| {
-            if self.leaving.contains(n.id.as_str()) {
+            // What the node's own figures already rule out is not looked up
+            // further: a shard that waits is checked against every node.
+            if n.state != NodeState::Ready
+                || need.gpus.is_some_and(|g| n.gpu_free.max(0) < g)
+                || self.leaving.contains(n.id.as_str())
+            {
                 return false;
             }
             let used = self.in_use.get(n.id.as_str()).copied().unwrap_or(Some(0));

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::admin_api::types::{NodeState, NodeView, OrphanView, Rejection, ReplicaView};
 use crate::estimate::{self, Capacity, GB, Need, Shortfall, Verdict};
+use crate::fast_hash::{FastMap, FastSet};
 use crate::format;
 use crate::joins::runs_on;
 use crate::journal_record::StateSince;
@@ -66,15 +67,16 @@ pub struct Surroundings {
     pub words: Vocabulary,
 }
 
-/// The replicas of `model` that run `profile`: all of them for a model of
-/// that one profile, else those in a pool that only this profile's
-/// rejections name (a replica does not say which profile placed it).
+/// Of `own` (the replicas of the explained model), those that run
+/// `profile`: all of them for a model of that one profile, else those in a
+/// pool that only this profile's rejections name (a replica does not say
+/// which profile placed it).
 fn running<'a>(
     explained: &Explained<'_>,
     profile: &str,
-    replicas: &'a [ReplicaView],
+    own: &[&'a ReplicaView],
 ) -> Vec<&'a ReplicaView> {
-    let own = replicas.iter().filter(|r| r.model == explained.model);
+    let own = own.iter().copied();
     if !explained.profiles.iter().any(|p| p == profile) {
         // A profile the catalog does not list for the model: none of its
         // replicas can be told to run it.
@@ -114,9 +116,29 @@ impl Surroundings {
     ) -> Self {
         let words = Vocabulary::of(nodes);
         let in_use = estimate::gpus_in_use(replicas, named);
-        let by_id: HashMap<&str, &NodeView> = nodes.iter().map(|n| (n.id.as_str(), n)).collect();
+        // Only the nodes the rejections name are looked up: a map of all
+        // 20,000 would cost more than everything it is used for.
+        let asked: FastSet<&str> = explained
+            .iter()
+            .flat_map(|e| e.rejections.iter().map(|r| r.node.as_str()))
+            .collect();
+        let by_id: FastMap<&str, &NodeView> = nodes
+            .iter()
+            .filter(|n| asked.contains(n.id.as_str()))
+            .map(|n| (n.id.as_str(), n))
+            .collect();
+        // Each explained model's replicas, in one pass: hundreds of models
+        // name a node at 20,000 nodes, and each has several profiles.
+        let mut of_model: FastMap<&str, Vec<&ReplicaView>> =
+            explained.iter().map(|e| (e.model, Vec::new())).collect();
+        for r in replicas {
+            if let Some(own) = of_model.get_mut(r.model.as_str()) {
+                own.push(r);
+            }
+        }
         let mut needs = Vec::new();
         for e in explained {
+            let own = of_model.get(e.model).map_or(&[][..], Vec::as_slice);
             let mut profiles: Vec<&str> = e.profiles.iter().map(String::as_str).collect();
             for r in e.rejections {
                 if !profiles.contains(&r.profile.as_str()) {
@@ -130,7 +152,7 @@ impl Surroundings {
                     need: Need::learn(
                         p,
                         e.rejections,
-                        &running(e, p, replicas),
+                        &running(e, p, own),
                         &|id: &str| by_id.get(id).copied(),
                         &words,
                     ),

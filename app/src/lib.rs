@@ -16,6 +16,7 @@ pub mod error;
 pub mod estimate;
 pub mod event_lines;
 pub mod events_query;
+pub mod fast_hash;
 pub mod fixes;
 pub mod format;
 pub mod gpu_strip;

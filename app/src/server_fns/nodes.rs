@@ -76,7 +76,7 @@ pub async fn set_node_state(
 mod ssr {
     use super::*;
     use crate::fixes::Explained;
-    use crate::joins::{drain_preview, runs_on};
+    use crate::joins::drain_preview;
     use crate::server::ConsoleContext;
     use crate::server::input::{self, ReturnPath};
     use crate::server_fns::receipts::{Receipt, Undo, finish};
@@ -113,29 +113,28 @@ mod ssr {
         let mut node = nodes.iter().find(|n| n.id == id).cloned();
         cx.journal
             .date_nodes(&cx.cluster.tag.id, node.as_mut_slice());
-        let mut here: Vec<ReplicaView> = replicas
-            .iter()
-            .filter(|r| runs_on(r, &id))
-            .cloned()
-            .collect();
-        cx.journal.date_replicas(&cx.cluster.tag.id, &mut here);
         let mut drain = drain_preview(&id, &nodes, &models, &replicas);
         cx.journal
             .date_replicas(&cx.cluster.tag.id, &mut drain.replicas);
+        // What a drain would move is what runs here.
+        let here: Vec<ReplicaView> = drain.replicas.clone();
         let found = rejections.of(&id);
         let mut named: Vec<&str> = found.iter().map(|f| f.model.as_str()).collect();
         named.sort_unstable();
         named.dedup();
         let theirs = rejections.of_models(&named);
-        let none = Vec::new();
+        // One pass over the catalog for the profiles of the models named,
+        // not one per model: hundreds of them name a node at 20,000 nodes.
+        let profiles: crate::fast_hash::FastMap<&str, &[String]> = models
+            .iter()
+            .filter(|m| named.binary_search(&m.name.as_str()).is_ok())
+            .map(|m| (m.name.as_str(), m.profiles.as_slice()))
+            .collect();
         let explained: Vec<Explained<'_>> = theirs
             .iter()
             .map(|(model, all)| Explained {
                 model,
-                profiles: models
-                    .iter()
-                    .find(|m| &m.name == model)
-                    .map_or(&none, |m| &m.profiles),
+                profiles: profiles.get(model.as_str()).copied().unwrap_or_default(),
                 rejections: all,
             })
             .collect();
