@@ -111,7 +111,7 @@ rustc_version() {
 
 # A full disk stops cargo half-way with "No space left on device", minutes
 # in; said first, the newcomer knows before waiting. The room asked for is
-# what scripts/prove-first-run.sh measured (the README's "What a first run
+# what scripts/prove-first-run.sh measured (docs/building.md's "What a first run
 # costs"), rounded up. A warning, not a stop: an incremental build needs
 # far less.
 room_gb=$(df -Pk . 2>/dev/null | awk 'NR == 2 { print int($4 / 1048576) }')

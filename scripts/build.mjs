@@ -8,7 +8,7 @@
 // watch` reads for `make dev`, so the two cannot drift apart. The steps are
 // cargo-leptos's release steps done with tools that install in seconds
 // (wasm-bindgen, and npm's wasm-opt, esbuild and Lightning CSS), instead of a
-// tool that takes a quarter of an hour to compile (README, "Why no
+// tool that takes a quarter of an hour to compile (docs/building.md, "Why no
 // cargo-leptos for build and test").
 //
 // Usage: node scripts/build.mjs [--site-only]

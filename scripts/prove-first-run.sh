@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Measures a newcomer's first run against the budgets in the README's table:
+# Measures a newcomer's first run against the budgets in docs/building.md's
+# "What a first run costs":
 # the README's two commands on a fresh clone of HEAD, each from an empty home
 # of its own (HOME, CARGO_HOME and RUSTUP_HOME new, holding only rustup
 # itself, as on a fresh machine where rustup can download) and an empty
