@@ -35,20 +35,9 @@ pub struct EventQuery {
 /// is not one (the page then says so rather than guess).
 pub fn moment_of(text: &str, now: i64) -> Option<i64> {
     let text = text.trim();
-    if let Some((n, unit)) = text.split_at_checked(text.len().checked_sub(1)?) {
-        let seconds = match unit {
-            "m" => 60,
-            "h" => 3600,
-            "d" => 86_400,
-            _ => 0,
-        };
-        if seconds > 0 {
-            return n
-                .parse::<i64>()
-                .ok()
-                .filter(|n| (0..=36_500).contains(n))
-                .map(|n| now - n * seconds);
-        }
+    // "15m", "1h", "7d": no moment ends in a unit.
+    if text.ends_with(['m', 'h', 'd']) {
+        return window_seconds(text).map(|back| now - back);
     }
     if let Ok(secs) = text.parse::<i64>() {
         return (0..=253_402_300_799).contains(&secs).then_some(secs);
@@ -239,10 +228,23 @@ impl EventQuery {
 /// Whether `text` is a window back from now ("1h", "7d") rather than a
 /// moment.
 pub fn is_window(text: &str) -> bool {
-    let text = text.trim();
-    text.len() > 1
-        && text.ends_with(['m', 'h', 'd'])
-        && text[..text.len() - 1].chars().all(|c| c.is_ascii_digit())
+    window_seconds(text.trim()).is_some()
+}
+
+/// How far back a window ("15m", "1h", "7d", up to a century) reaches, in
+/// seconds.
+fn window_seconds(text: &str) -> Option<i64> {
+    let (n, unit) = text.split_at_checked(text.len().checked_sub(1)?)?;
+    let seconds = match unit {
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return None,
+    };
+    n.parse::<i64>()
+        .ok()
+        .filter(|n| (0..=36_500).contains(n))
+        .map(|n| n * seconds)
 }
 
 /// `text` as the page repeats it: its start, when it is long.
@@ -255,6 +257,22 @@ fn shown(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_window_is_what_reads_as_one_and_nothing_else() {
+        let now = 1_000_000_000;
+        for (text, back) in [("15m", 900), ("1h", 3600), (" 7d ", 7 * 86_400), ("0d", 0)] {
+            assert!(super::is_window(text), "{text}");
+            assert_eq!(super::moment_of(text, now), Some(now - back), "{text}");
+        }
+        // Past a century, or not a count: neither a window nor a moment.
+        for text in ["36501d", "xh", "h", "-1h", "1.5h"] {
+            assert!(!super::is_window(text), "{text}");
+            assert_eq!(super::moment_of(text, now), None, "{text}");
+        }
+        assert!(!super::is_window("2026-12-01T09:00"));
+        assert!(super::moment_of("2026-12-01T09:00", now).is_some());
+    }
+
     #[test]
     fn from_and_to_are_moments_that_win_over_the_window() {
         let q = super::EventQuery::from_pairs([
