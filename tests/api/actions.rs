@@ -9,7 +9,7 @@ use app::error::ConsoleError;
 use app::server::Confirmations;
 use app::server_fns::weights::CollectPreview;
 
-use crate::helpers::TestApp;
+use crate::support::helpers::TestApp;
 
 /// Asks for a preview the way the page's button does, then reads the
 /// dialog it is sent to: the confirmation travels in that address.
@@ -27,7 +27,10 @@ pub async fn confirmation_token(app: &TestApp, node: &str) -> String {
     assert_eq!(response.status(), 200, "{:?}", response.text().await);
     let location = response.headers()["location"].to_str().expect("ascii");
     assert!(
-        location.starts_with(&format!("{}/weights?confirm=collect", crate::helpers::BASE)),
+        location.starts_with(&format!(
+            "{}/weights?confirm=collect",
+            crate::support::helpers::BASE
+        )),
         "{location}"
     );
     let url = reqwest::Url::parse(&format!("http://x{location}")).expect("a path");
@@ -264,7 +267,7 @@ async fn a_form_posted_without_javascript_returns_to_the_page_with_its_receipt()
 
 /// Posts `state` for `node` as the dialog does, and reads the page the
 /// receipt comes back to.
-async fn receipt_of(app: &TestApp, node: &str, state: &str) -> crate::html::Page {
+async fn receipt_of(app: &TestApp, node: &str, state: &str) -> crate::support::html::Page {
     let response = app
         .post_form_without_js(
             "set_node_state",

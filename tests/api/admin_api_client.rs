@@ -4,14 +4,14 @@
 use app::admin_api::types::{NodeState, TargetState};
 use app::admin_api::{Actor, AdminApiClient, AdminApiError, ChangeAuthorized};
 
-use crate::helpers::{ScriptedUpstream, TestApp, free_port};
+use crate::support::helpers::{ScriptedUpstream, TestApp, free_port};
 
 fn actor() -> Actor {
-    crate::helpers::actor("integration-test")
+    crate::support::helpers::actor("integration-test")
 }
 
 fn authorized() -> ChangeAuthorized {
-    crate::helpers::authorized("integration-test")
+    crate::support::helpers::authorized("integration-test")
 }
 
 #[tokio::test]

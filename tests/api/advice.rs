@@ -11,13 +11,13 @@ use app::admin_api::{Actor, AdminApiClient};
 use app::fixes::{Explained, Fix, Outcome, Surroundings};
 use llmgw_console::simulator::{Simulator, generated};
 
-use crate::helpers::spawn_simulator;
+use crate::support::helpers::spawn_simulator;
 
 /// States tried; the budget of the advice's issue.
 const STATES: u64 = 1000;
 
 fn actor() -> Actor {
-    crate::helpers::actor("advice-test")
+    crate::support::helpers::actor("advice-test")
 }
 
 /// SplitMix64, to stir each generated cluster further.
@@ -128,7 +128,7 @@ async fn every_fix_offered_over_a_thousand_random_states_removes_what_it_claims(
     let simulator = Simulator::built_by(|| state(0));
     let addr = spawn_simulator(simulator.clone(), SocketAddr::from(([127, 0, 0, 1], 0)));
     let client = AdminApiClient::new(&addr.to_string()).expect("valid");
-    let change = crate::helpers::authorized("advice-test");
+    let change = crate::support::helpers::authorized("advice-test");
     let (mut offered, mut refused) = (0, 0);
     let mut kinds = BTreeSet::new();
     for seed in 0..STATES {
@@ -234,14 +234,14 @@ const MODEL_BY_HAND: &str = "acme/llm-8x:v2";
 #[tokio::test]
 async fn against_an_admin_api_of_its_own_words_only_the_fix_that_works_is_offered() {
     let upstream = hand_written().await;
-    let console = crate::helpers::spawn_console(&upstream).await;
+    let console = crate::support::helpers::spawn_console(&upstream).await;
     let url = format!(
         "{console}{}{}",
-        crate::helpers::BASE,
+        crate::support::helpers::BASE,
         app::urls::placement(MODEL_BY_HAND)
     );
     let read = || async {
-        let body = crate::helpers::http()
+        let body = crate::support::helpers::http()
             .get(&url)
             .send()
             .await
@@ -249,7 +249,7 @@ async fn against_an_admin_api_of_its_own_words_only_the_fix_that_works_is_offere
             .text()
             .await
             .expect("a page");
-        crate::html::Page::parse(&body)
+        crate::support::html::Page::parse(&body)
     };
     let page = read().await;
     // The explanation is as old as its read; asked again, it says so.

@@ -1,7 +1,7 @@
 //! The embedded site. These need the site built by scripts/build.mjs first
 //! (`make test` does that before running them).
 
-use crate::helpers::TestApp;
+use crate::support::helpers::TestApp;
 
 const WASM: &str = "/pkg/llmgw-console.wasm";
 

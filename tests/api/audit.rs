@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use app::server::audit::{AuditLog, AuditRecord, Outcome};
 
-use crate::helpers::{TestApp, http};
-use crate::process::Process;
+use crate::support::helpers::{TestApp, http};
+use crate::support::process::Process;
 
 fn records_in(path: &std::path::Path) -> Vec<AuditRecord> {
     std::fs::read_to_string(path)
@@ -240,7 +240,7 @@ async fn a_flood_of_refusals_of_any_shape_cannot_fill_the_audit_or_the_journal()
     use app::server::journal::{EventFilter, JournalStore};
     use futures_util::{StreamExt, stream};
 
-    let dir = crate::databases::TempDir::new("audit-flood");
+    let dir = crate::support::databases::TempDir::new("audit-flood");
     let file = dir.0.join("audit.jsonl");
     let data = dir.0.display().to_string();
     let audit_log = file.display().to_string();
@@ -255,7 +255,7 @@ async fn a_flood_of_refusals_of_any_shape_cannot_fill_the_audit_or_the_journal()
         "warn",
     ])
     .await;
-    let store = JournalStore::open(&crate::databases::sqlite_url(&dir.0))
+    let store = JournalStore::open(&crate::support::databases::sqlite_url(&dir.0))
         .await
         .expect("the console made the journal");
     let attempts = async || {
@@ -312,7 +312,7 @@ async fn a_flood_of_refusals_of_any_shape_cannot_fill_the_audit_or_the_journal()
     tokio::time::sleep(std::time::Duration::from_secs(3)).await;
     let size = std::fs::metadata(&file).expect("the audit file").len();
     assert!(size <= 5 * 1024 * 1024, "the audit file is {size} bytes");
-    let rows = crate::journal_console::until("the journal has the attempts", async || {
+    let rows = crate::support::poll::until("the journal has the attempts", async || {
         let now = attempts().await;
         tokio::time::sleep(std::time::Duration::from_secs(2)).await;
         (attempts().await == now).then_some(now)
@@ -322,7 +322,7 @@ async fn a_flood_of_refusals_of_any_shape_cannot_fill_the_audit_or_the_journal()
 
     // Every refusal is counted, those past the rate in summaries that say
     // so, within a minute.
-    let counted = crate::journal_console::until_within(
+    let counted = crate::support::poll::until_within(
         std::time::Duration::from_secs(90),
         "every refusal is counted",
         async || {

@@ -12,8 +12,8 @@ use futures_util::{StreamExt, stream};
 use llmgw_console::startup::console_context;
 
 use crate::actions::preview;
-use crate::helpers::{TestApp, http, settings, spawn_console_from};
-use crate::process::Process;
+use crate::support::helpers::{TestApp, http, settings, spawn_console_from};
+use crate::support::process::Process;
 
 fn keyed(cx: &mut app::server::ConsoleContext, key: u8) {
     cx.signer = Signer::new(&[key; 32]).expect("key");
@@ -62,7 +62,7 @@ async fn two_consoles_sharing_a_secret_behave_as_one() {
     );
     assert_eq!(a.simulator.audit().len(), 1, "one collection reached llmgw");
     // The other key's console shows no receipt for it.
-    let elsewhere = crate::helpers::fetch_page(&other, &location).await;
+    let elsewhere = crate::support::helpers::fetch_page(&other, &location).await;
     assert!(
         !elsewhere.contains("class=\"receipt"),
         "a receipt it never signed"
@@ -239,11 +239,11 @@ async fn slow_readers_of_the_largest_answer_hold_no_more_than_the_send_budget() 
         // Every answer made or refused: none waits for a turn, and the
         // bytes waiting to be sent stay within the budget.
         let waiting = "llmgw_console_turns_waiting{kind=\"render\"}";
-        crate::journal_console::until("every answer is made", async || {
-            (crate::journal_console::metric(&console, waiting).await == Some(0.0)).then_some(())
+        crate::support::poll::until("every answer is made", async || {
+            (crate::support::process::metric(&console, waiting).await == Some(0.0)).then_some(())
         })
         .await;
-        let sending = crate::journal_console::metric(&console, "llmgw_console_sending_bytes")
+        let sending = crate::support::process::metric(&console, "llmgw_console_sending_bytes")
             .await
             .expect("on /metrics");
         assert!(

@@ -12,8 +12,8 @@ use llmgw_console::simulator::faults::Fault;
 use llmgw_console::simulator::{Simulator, generated};
 use llmgw_console::startup::console_context_for;
 
-use crate::helpers::{http, settings, spawn_console_from, spawn_simulator};
-use crate::html::Page;
+use crate::support::helpers::{http, settings, spawn_console_from, spawn_simulator};
+use crate::support::html::Page;
 
 /// A console showing two clusters: `eu` (the demo cluster, with trouble)
 /// and `us` (a small generated one).

@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use llmgw_console::simulator::{Simulator, generated};
 
-use crate::helpers::{TestApp, free_port, get, settings, spawn_console_with};
-use crate::html::Page;
+use crate::support::helpers::{TestApp, free_port, get, settings, spawn_console_with};
+use crate::support::html::Page;
 
 /// The CSV's records, header first, read by RFC 4180's rules.
 fn records(csv: &str) -> Vec<Vec<String>> {

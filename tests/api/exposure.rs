@@ -5,7 +5,7 @@
 
 use app::error::ConsoleError;
 
-use crate::helpers::TestApp;
+use crate::support::helpers::TestApp;
 
 /// A cordon of `node`, as a form would post it, with `headers` added.
 async fn cordon(app: &TestApp, node: &str, headers: &[(&str, &str)]) -> reqwest::Response {
@@ -232,7 +232,7 @@ async fn a_pages_inline_scripts_run_only_by_the_policys_nonce() {
             .and_then(|s| s.strip_suffix('\''))
             .unwrap_or_else(|| panic!("no nonce in {policy}"))
             .to_string();
-        let page = crate::html::Page::parse(&response.text().await.expect("body"));
+        let page = crate::support::html::Page::parse(&response.text().await.expect("body"));
         let inline = page.all("script:not([src])");
         assert!(
             !inline.is_empty(),
@@ -251,7 +251,7 @@ async fn a_pages_inline_scripts_run_only_by_the_policys_nonce() {
 async fn the_page_header_says_who_the_console_takes_you_for() {
     let app = TestApp::spawn().await;
     let named = app.get_with("/nodes", &[("x-forwarded-user", "ana")]).await;
-    let page = crate::html::Page::parse(&named.text().await.expect("body"));
+    let page = crate::support::html::Page::parse(&named.text().await.expect("body"));
     assert_eq!(page.text("header .actor"), "ana");
     let page = app.parsed("/nodes").await;
     assert_eq!(page.text("header .actor"), "llmgw-console (127.0.0.1)");

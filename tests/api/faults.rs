@@ -8,12 +8,13 @@ use std::time::{Duration, Instant};
 use app::admin_api::client::REQUEST_TIMEOUT;
 use llmgw_console::simulator::faults::Fault;
 
-use crate::helpers::TestApp;
+use crate::support::helpers::TestApp;
+use crate::support::poll::until_within;
 
 /// A little more than the test console's refresh period, for which one
 /// answer (or failure) of the admin API is shared.
 const PERIOD: Duration = Duration::from_millis(1100);
-use crate::html::Page;
+use crate::support::html::Page;
 
 /// The nodes page during `fault`, how long it took, and the page after.
 async fn through(fault: Fault) -> (Page, Duration, Page) {
@@ -28,6 +29,8 @@ async fn through(fault: Fault) -> (Page, Duration, Page) {
     app.simulator.faults().set(Fault::None, None);
     // Recovery is the console's own: no restart, just the next request (a
     // stopped listener takes a moment to listen again).
+    // Given a few tries, not waited for: a read still hanging from the
+    // fault may hold the rows back, and each caller says what it needs.
     let mut after = app.parsed("/nodes").await;
     for _ in 0..40 {
         if after.has("tr[data-node]") {
@@ -138,7 +141,7 @@ async fn kept_through(fault: Fault, words: &[&str]) {
             failing <= age,
             "{fault:?}: failing for {failing} s, data {age} s old"
         );
-        let line = crate::html::text(status);
+        let line = crate::support::html::text(status);
         assert!(
             line.contains(&format!("showing data from {age} s ago")),
             "{fault:?}: {line:?}"
@@ -154,15 +157,13 @@ async fn kept_through(fault: Fault, words: &[&str]) {
         );
     }
     app.simulator.faults().set(Fault::None, None);
-    let mut after = app.parsed("/nodes").await;
-    for _ in 0..40 {
-        if !after.has(".live-status.stale") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        after = app.parsed("/nodes").await;
-    }
-    assert!(!after.has(".live-status.stale"), "{fault:?}: current again");
+    let what = format!("{fault:?}: current again");
+    // A read the fault left hanging ends at the admin API's timeout.
+    let after = until_within(REQUEST_TIMEOUT * 2, &what, async || {
+        let page = app.parsed("/nodes").await;
+        (!page.has(".live-status.stale")).then_some(page)
+    })
+    .await;
     assert!(!after.text("title").contains("unreachable"));
     assert_eq!(after.row_keys("data-node"), rows);
 }

@@ -10,8 +10,8 @@ use app::admin_api::types::{ExplainView, NodeState, OrphanView, Rejection};
 use app::{format, urls};
 use llmgw_console::simulator::Cluster;
 
-use crate::helpers::{TestApp, scoped};
-use crate::html::Page;
+use crate::support::helpers::{TestApp, scoped};
+use crate::support::html::Page;
 
 /// A node with nothing to fix: ready, healthy, reporting, no orphans, no
 /// idle replica. Each test adds the one condition it is about.

@@ -14,7 +14,8 @@ use llmgw_console::startup::console_context;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
-use crate::helpers::{TestApp, http, settings, spawn_console_limited};
+use crate::support::helpers::{TestApp, http, settings, spawn_console_limited};
+use crate::support::poll::eventually;
 
 /// `POST /api/NAME` with `form`, sent by hand over a socket, which is then
 /// dropped after `stay`, whatever has or has not come back.
@@ -29,16 +30,6 @@ async fn post_and_leave(console: &str, name: &str, form: &str, stay: Duration) {
     socket.write_all(request.as_bytes()).await.expect("sent");
     tokio::time::sleep(stay).await;
     drop(socket);
-}
-
-async fn eventually(what: &str, mut check: impl FnMut() -> bool) {
-    for _ in 0..100 {
-        if check() {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("{what}: not within 10 s");
 }
 
 #[tokio::test]
@@ -182,7 +173,7 @@ async fn a_link_opens_no_dialog_for_a_node_the_console_does_not_list() {
     let html = app
         .page(&urls::node_dialog("/nodes", "cordon", &forged))
         .await;
-    let page = crate::html::Page::parse(&html);
+    let page = crate::support::html::Page::parse(&html);
     assert!(!page.has("[role=dialog]"), "a dialog opened");
     assert!(!html.contains("curl -s"), "the page repeats the link");
     // A listed node's dialog offers its command quoted for a shell.
@@ -454,7 +445,7 @@ async fn an_audit_log_moved_away_is_reopened_on_sighup() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a folder");
     let file = dir.join("audit.jsonl");
-    let console = crate::process::Process::start(&[
+    let console = crate::support::process::Process::start(&[
         "--demo",
         "--read-only",
         "--audit-log",
@@ -520,7 +511,7 @@ async fn a_crowd_of_streams_and_half_sent_heads_from_many_networks_keeps_no_one_
     // own: more than the console has places for, streams or connections.
     let addresses = 80_usize;
     let per_address = (open_file_limit().saturating_sub(1_024) / addresses).min(128);
-    let console = crate::process::Process::start(&["--demo", "--log", "warn"]).await;
+    let console = crate::support::process::Process::start(&["--demo", "--log", "warn"]).await;
     let addr: std::net::SocketAddr = console
         .root
         .trim_start_matches("http://")
@@ -613,7 +604,7 @@ async fn a_crowd_of_streams_and_half_sent_heads_from_many_networks_keeps_no_one_
         opened >= addresses * per_address * 9 / 10,
         "{opened} connections opened"
     );
-    let streams = crate::journal_console::metric(&console, "llmgw_console_change_streams_open")
+    let streams = crate::support::process::metric(&console, "llmgw_console_change_streams_open")
         .await
         .expect("the metric");
     assert!(streams >= 1_000.0, "{streams} streams held by the crowd");

@@ -3,12 +3,18 @@
 //! to record is held by one console at a time, passes on when it lapses or
 //! its holder's session ends, and a console that lost it writes nothing.
 
+use std::time::Duration;
+
 use app::journal_record::{EventKind, JournalEvent};
 use app::server::journal::lease::{Period, Presence};
 use app::server::journal::store::LastWrite;
 use app::server::journal::{EventFilter, JournalStore};
 
-use crate::databases::{Postgres, TempDir, sqlite_url};
+use crate::support::databases::{Postgres, TempDir, sqlite_url};
+use crate::support::poll::until_within;
+
+/// Within this a lock whose session let it go (or ended) is free to another.
+const LOCK_FREED: Duration = Duration::from_secs(5);
 
 fn events(cluster: &str, count: i64) -> Vec<JournalEvent> {
     (0..count)
@@ -473,15 +479,12 @@ async fn a_postgres_journal_is_shared_and_read_the_same_way() {
     assert!(first.hold(&store).await, "kept");
     assert!(!second.hold(&other).await, "still");
     first.let_go();
-    let mut taken = false;
-    for _ in 0..50 {
-        if second.hold(&other).await {
-            taken = true;
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    assert!(taken, "free once the holder's session ended");
+    until_within(
+        LOCK_FREED,
+        "free once the holder's session ended",
+        async || second.hold(&other).await.then_some(()),
+    )
+    .await;
     assert!(!first.hold(&store).await, "and now the other's");
     second.let_go();
     the_lease_is_taken_over_only_from_a_holder_whose_lock_is_gone(&store, &other).await;
@@ -505,15 +508,10 @@ async fn a_console_started_during_a_long_prune_neither_waits_nor_stalls_writes()
         .expect("psql runs");
     let held = "SELECT COUNT(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation \
                 WHERE c.relname = 'journal' AND l.mode = 'RowExclusiveLock' AND l.granted";
-    let mut pruning = false;
-    for _ in 0..100 {
-        if server.ask(held) == "1" {
-            pruning = true;
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    assert!(pruning, "the prune holds the table");
+    until_within(LOCK_FREED, "the prune holds the table", async || {
+        (server.ask(held) == "1").then_some(())
+    })
+    .await;
     let within = std::time::Duration::from_secs(10);
     let started = tokio::time::timeout(within, JournalStore::open(&server.url)).await;
     let written = tokio::time::timeout(within, store.append(&events("eu", 2))).await;
@@ -557,15 +555,10 @@ async fn the_lease_is_taken_over_only_from_a_holder_whose_lock_is_gone(
     );
     b.let_go();
     // a gets the lock and says so; its session ends (it died): b takes over.
-    let mut got = false;
-    for _ in 0..50 {
-        if a.hold(first).await {
-            got = true;
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    assert!(got, "a gets the lock once b let it go");
+    until_within(LOCK_FREED, "a gets the lock once b let it go", async || {
+        a.hold(first).await.then_some(())
+    })
+    .await;
     assert!(
         first
             .record_period("a", 60, &nothing, true)
@@ -574,15 +567,15 @@ async fn the_lease_is_taken_over_only_from_a_holder_whose_lock_is_gone(
     );
     assert!(!b.hold(second).await, "a holds it");
     a.let_go();
-    let mut taken = false;
-    for _ in 0..50 {
-        if b.hold(second).await && second.take_lease_over("b", 60).await.expect("asked") {
-            taken = true;
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    assert!(taken, "taken over long before the lease's minute");
+    until_within(
+        LOCK_FREED,
+        "taken over long before the lease's minute",
+        async || {
+            (b.hold(second).await && second.take_lease_over("b", 60).await.expect("asked"))
+                .then_some(())
+        },
+    )
+    .await;
     assert_eq!(
         second.lease().await.expect("read").map(|(h, _)| h),
         Some("b".into())
@@ -629,7 +622,7 @@ async fn a_statement_the_console_gave_up_on_does_not_go_on_in_postgres() {
     assert!(renewed.is_err(), "{renewed:?}");
     assert!(asked.elapsed() < std::time::Duration::from_secs(15));
     let waiting = "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'";
-    crate::journal_console::until_within(
+    crate::support::poll::until_within(
         std::time::Duration::from_secs(5),
         "the server ends the statement the console gave up on",
         async || (server.ask(waiting) == "0").then_some(()),
@@ -715,7 +708,7 @@ async fn consoles_start_while_another_writes_to_sqlite() {
 
 #[tokio::test]
 async fn a_database_that_is_not_there_is_said_with_its_address_and_no_password() {
-    let port = crate::helpers::free_port();
+    let port = crate::support::helpers::free_port();
     let url = format!("postgres://alice:s3cret@127.0.0.1:{port}/journal");
     let error = JournalStore::open(&url)
         .await

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use crate::helpers::ScriptedUpstream;
-use crate::process::Process;
+use crate::support::helpers::ScriptedUpstream;
+use crate::support::process::Process;
 
 #[tokio::test]
 async fn recording_while_nobody_looks_asks_each_list_once_a_period() {

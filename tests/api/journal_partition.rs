@@ -11,14 +11,15 @@ use std::time::{Duration, Instant};
 use app::journal_record::EventKind;
 use app::server::journal::JournalStore;
 
-use crate::databases::Postgres;
-use crate::journal_console::{
+use crate::support::databases::Postgres;
+use crate::support::journal_steps::{
     console_args, cordon, cordon_one_upstream, count, journal_written_again, nodes_in, not_written,
-    of_node, set_state_upstream, until, until_within,
+    of_node, set_state_upstream,
 };
-use crate::netns::Network;
-use crate::partition::Partition;
-use crate::process::Process;
+use crate::support::netns::Network;
+use crate::support::partition::Partition;
+use crate::support::poll::{until, until_within};
+use crate::support::process::Process;
 
 /// A PostgreSQL server, a network to it the test can cut, a simulated
 /// cluster, and the journal open for the test to read.

@@ -1,12 +1,7 @@
 //! Integration tests: the real console router and the simulated admin API,
 //! each on a random loopback port, talking real HTTP.
 
-mod databases;
-mod helpers;
-mod html;
-mod netns;
-mod partition;
-mod process;
+mod support;
 
 mod actions;
 mod admin_api_client;
@@ -22,9 +17,12 @@ mod faults;
 mod fixes;
 mod holds;
 mod journal;
-mod journal_console;
 mod journal_cost;
+mod journal_lifecycle;
+mod journal_outage;
 mod journal_partition;
+mod journal_since;
+mod journal_views;
 mod metrics;
 mod module_layout;
 mod nodes_page;

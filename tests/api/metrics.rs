@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use llmgw_console::simulator::Simulator;
 
-use crate::helpers::{TestApp, free_port, get, http, settings, spawn_console_with};
+use crate::support::helpers::{TestApp, free_port, get, http, settings, spawn_console_with};
 
 /// Prometheus's tool, which the project's bootstrap installs for the tests.
 fn promtool() -> Command {
@@ -198,7 +198,8 @@ async fn the_scrape_passes_promtool_and_agrees_with_the_admin_api() {
 #[tokio::test]
 async fn per_node_series_come_with_the_flag_and_pass_promtool() {
     let sim = Simulator::demo();
-    let addr = crate::helpers::spawn_simulator(sim.clone(), "127.0.0.1:0".parse().expect("addr"));
+    let addr =
+        crate::support::helpers::spawn_simulator(sim.clone(), "127.0.0.1:0".parse().expect("addr"));
     let mut with_flag = settings();
     with_flag.metrics_per_node = true;
     let console = spawn_console_with(with_flag, &format!("http://{addr}"));
@@ -216,7 +217,8 @@ async fn a_name_from_the_admin_api_cannot_break_or_forge_a_series() {
     sim.cluster().models[0].name = forged.into();
     // A carriage return in a node's name is written escaped, never raw.
     sim.cluster().nodes[0].id = "gpu-\r01".into();
-    let addr = crate::helpers::spawn_simulator(sim.clone(), "127.0.0.1:0".parse().expect("addr"));
+    let addr =
+        crate::support::helpers::spawn_simulator(sim.clone(), "127.0.0.1:0".parse().expect("addr"));
     let mut per_node = settings();
     per_node.metrics_per_node = true;
     let console = spawn_console_with(per_node, &format!("http://{addr}"));
@@ -243,7 +245,8 @@ async fn a_name_from_the_admin_api_cannot_break_or_forge_a_series() {
 #[tokio::test]
 async fn a_thousand_scrapes_cost_the_admin_api_nothing_more() {
     let sim = Simulator::demo();
-    let addr = crate::helpers::spawn_simulator(sim.clone(), "127.0.0.1:0".parse().expect("addr"));
+    let addr =
+        crate::support::helpers::spawn_simulator(sim.clone(), "127.0.0.1:0".parse().expect("addr"));
     let mut slow = settings();
     // One read per list per minute: every scrape below falls in the first.
     slow.refresh_seconds = 60.0;
@@ -361,7 +364,7 @@ async fn the_shipped_rules_pass_promtool_and_use_only_metrics_the_console_gives(
     );
 
     let sim = Simulator::demo();
-    let addr = crate::helpers::spawn_simulator(sim, "127.0.0.1:0".parse().expect("addr"));
+    let addr = crate::support::helpers::spawn_simulator(sim, "127.0.0.1:0".parse().expect("addr"));
     let mut every = settings();
     every.metrics_per_node = true;
     let console = spawn_console_with(every, &format!("http://{addr}"));

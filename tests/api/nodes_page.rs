@@ -5,7 +5,7 @@ use app::format;
 use app::joins::{DrainPreview, drain_preview, runs_on};
 use app::table::TablePage;
 
-use crate::helpers::TestApp;
+use crate::support::helpers::TestApp;
 
 #[tokio::test]
 async fn the_nodes_page_is_rendered_on_the_server_with_every_node() {
@@ -258,7 +258,7 @@ async fn what_narrows_the_table_is_shown_as_chips_that_remove_it_and_every_facet
     let to_ready = page
         .all("nav.facets a")
         .into_iter()
-        .find(|a| crate::html::text(*a) == "ready")
+        .find(|a| crate::support::html::text(*a) == "ready")
         .and_then(|a| a.value().attr("href").map(str::to_string))
         .expect("a link to the ready nodes");
     assert_eq!(to_ready, "?state=ready&q=gpu&sort=id");

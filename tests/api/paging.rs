@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use app::table::PAGE_ROWS;
 use llmgw_console::simulator::{Simulator, generated};
 
-use crate::helpers::TestApp;
-use crate::html::Page;
+use crate::support::helpers::TestApp;
+use crate::support::html::Page;
 
 const NODES: usize = 2 * PAGE_ROWS + PAGE_ROWS / 2;
 

@@ -4,11 +4,11 @@ use std::net::SocketAddr;
 
 use llmgw_console::simulator::Simulator;
 
-use crate::helpers::{
+use crate::support::helpers::{
     BASE, ScriptedUpstream, TestApp, fetch_page, http, simulator_list, spawn_console,
     spawn_simulator,
 };
-use crate::html::Page;
+use crate::support::html::Page;
 
 /// The error panel's text on `path` of `console`.
 async fn error_panel(console: &str, path: &str) -> String {
@@ -57,7 +57,7 @@ async fn an_unreachable_admin_api_gives_a_whole_page_naming_the_address() {
 
 #[tokio::test]
 async fn the_console_recovers_by_itself_when_the_admin_api_comes_back() {
-    let port = crate::helpers::free_port();
+    let port = crate::support::helpers::free_port();
     let console = spawn_console(&format!("127.0.0.1:{port}")).await;
     assert!(
         error_panel(&console, "/nodes")
@@ -206,8 +206,8 @@ async fn readiness_follows_the_admin_api_and_credentials_are_never_shown() {
 
 #[tokio::test]
 async fn a_page_its_viewer_leaves_halfway_is_finished_without_a_panic() {
-    let simulator = crate::process::Process::simulator().await;
-    let console = crate::process::Process::start(&[
+    let simulator = crate::support::process::Process::simulator().await;
+    let console = crate::support::process::Process::start(&[
         "--admin-api",
         &simulator.url,
         "--refresh-seconds",
@@ -270,8 +270,9 @@ async fn field_of_each(url: &str, list: &str, field: &str) -> Vec<String> {
 #[tokio::test]
 async fn viewers_at_once_get_every_page_whole_and_never_a_panic() {
     let simulator =
-        crate::process::Process::simulator_of(&["--nodes", "500", "--models", "100"]).await;
-    let console = crate::process::Process::start(&[
+        crate::support::process::Process::simulator_of(&["--nodes", "500", "--models", "100"])
+            .await;
+    let console = crate::support::process::Process::start(&[
         "--admin-api",
         &simulator.url,
         "--log",

@@ -6,13 +6,13 @@ use std::time::Duration;
 
 use futures_util::future::join_all;
 
-use crate::helpers::{ScriptedUpstream, http, spawn_console};
+use crate::support::helpers::{ScriptedUpstream, http, spawn_console};
 
 async fn viewers(console: &str, path: &str, n: usize) {
     let client = http();
     let loads = (0..n).map(|_| {
         let client = client.clone();
-        let url = format!("{console}{}{path}", crate::helpers::BASE);
+        let url = format!("{console}{}{path}", crate::support::helpers::BASE);
         async move {
             let r = client.get(url).send().await.expect("answers");
             assert_eq!(r.status(), 200);

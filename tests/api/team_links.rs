@@ -4,8 +4,8 @@
 
 use app::team_links::LinkTemplate;
 
-use crate::helpers::TestApp;
-use crate::html::Page;
+use crate::support::helpers::TestApp;
+use crate::support::html::Page;
 
 fn templates() -> Vec<LinkTemplate> {
     vec![

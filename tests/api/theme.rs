@@ -3,8 +3,8 @@
 
 use app::urls::encode_component as urlencode;
 
-use crate::helpers::TestApp;
-use crate::html::Page;
+use crate::support::helpers::TestApp;
+use crate::support::html::Page;
 
 async fn switch(app: &TestApp, path: &str) -> (u16, String, String) {
     let response = app.get(path).await;
@@ -86,7 +86,7 @@ async fn every_page_is_rendered_in_the_viewers_theme() {
                 format!("Theme: {word}"),
                 "{path}"
             );
-            let back = urlencode(&crate::helpers::scoped(path));
+            let back = urlencode(&crate::support::helpers::scoped(path));
             assert!(
                 page.hrefs("header a.theme")[0].ends_with(&format!("?back={back}")),
                 "{path}: {:?}",

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use app::admin_api::types::NodeState;
 use app::live::heartbeat::{Heartbeat, PATH};
 
-use crate::helpers::{ScriptedUpstream, TestApp, http, spawn_console};
-use crate::process::Process;
+use crate::support::helpers::{ScriptedUpstream, TestApp, http, spawn_console};
+use crate::support::process::Process;
 
 /// One open stream of heartbeats, read as a browser's `EventSource` does.
 pub(crate) struct Listener {
@@ -203,7 +203,7 @@ async fn an_open_page_does_not_hold_a_shutdown_up() {
 /// The heartbeat a page was rendered at, as its settings tag says.
 async fn rendered_at(app: &TestApp, path: &str) -> Option<Heartbeat> {
     let html = app.page(path).await;
-    let page = crate::html::Page::parse(&html);
+    let page = crate::support::html::Page::parse(&html);
     let tag = page.one(&format!("meta[name='{}']", app::ui_settings::META_NAME));
     let settings: app::ui_settings::UiSettings =
         serde_json::from_str(tag.value().attr("content").expect("content")).expect("settings");

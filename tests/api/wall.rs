@@ -6,7 +6,7 @@ use app::format::{self, ModelStatus};
 use app::joins::group_by_reason;
 use app::wall::Panel;
 
-use crate::helpers::TestApp;
+use crate::support::helpers::TestApp;
 
 const CONTROLS: &str =
     ".wall a, .wall button, .wall input, .wall form, .wall select, .wall textarea";

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::helpers::free_port;
-use crate::netns::Network;
+use crate::support::helpers::free_port;
+use crate::support::netns::Network;
 
 /// A directory of its own, removed when dropped.
 pub struct TempDir(pub PathBuf);

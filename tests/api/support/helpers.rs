@@ -1,6 +1,7 @@
 use std::future::{Future, IntoFuture};
 use std::net::SocketAddr;
 use std::sync::{Arc, LazyLock, Mutex};
+use std::time::Duration;
 
 use app::admin_api::types::{ExplainView, ModelView, NodeView, OrphanView, Rejection, ReplicaView};
 use app::server::ConsoleContext;
@@ -15,7 +16,7 @@ use llmgw_console::simulator::Simulator;
 use llmgw_console::startup::console_context;
 use tokio::net::TcpListener;
 
-use crate::html::Page;
+use crate::support::html::Page;
 
 /// Every server of this test binary runs here. Leptos keeps one global
 /// executor bound to the first runtime it sees; with a runtime per test, a
@@ -201,14 +202,12 @@ impl TestApp {
     /// a page renders at once with what is there, and says while it is
     /// still reading (`.gathering`).
     pub async fn settled_page(&self, path: &str) -> Page {
-        for _ in 0..100 {
+        let what = format!("{path} has read every explanation");
+        crate::support::poll::until_within(Duration::from_secs(5), &what, async || {
             let page = self.parsed(path).await;
-            if !page.has(".gathering") {
-                return page;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-        panic!("{path} was still reading explanations after 5 s");
+            (!page.has(".gathering")).then_some(page)
+        })
+        .await
     }
 
     pub async fn get(&self, path: &str) -> reqwest::Response {
@@ -248,7 +247,7 @@ impl TestApp {
         let body = response.text().await.expect("body");
         if status != 200 {
             // The page's own words say why.
-            let page = crate::html::Page::parse(&body);
+            let page = crate::support::html::Page::parse(&body);
             let why: String = if page.has("main") {
                 page.text("main")
             } else {

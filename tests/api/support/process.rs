@@ -4,7 +4,7 @@
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::helpers::free_port;
+use crate::support::helpers::free_port;
 
 /// A running `llmgw-console`, stopped when dropped.
 pub struct Process {
@@ -18,7 +18,7 @@ pub struct Process {
     /// full pipe.
     log: std::path::PathBuf,
     /// A console's journal, its own unless the test gave one.
-    _data: Option<crate::databases::TempDir>,
+    _data: Option<crate::support::databases::TempDir>,
 }
 
 impl Process {
@@ -28,7 +28,7 @@ impl Process {
         let given = args
             .iter()
             .any(|a| *a == "--data-dir" || *a == "--database");
-        let data = (!given).then(|| crate::databases::TempDir::new("data"));
+        let data = (!given).then(|| crate::support::databases::TempDir::new("data"));
         let data_dir = data.as_ref().map(|d| d.0.display().to_string());
         let mut with_data = args.to_vec();
         if let Some(dir) = &data_dir {
@@ -39,10 +39,10 @@ impl Process {
         let first = if args.contains(&"--demo") {
             "/c/eu"
         } else {
-            crate::helpers::BASE
+            crate::support::helpers::BASE
         };
         process.url = format!("{}{first}", process.root);
-        let http = crate::helpers::http();
+        let http = crate::support::helpers::http();
         let healthz = format!("{}/healthz", process.root);
         process
             .wait_until(async || {
@@ -155,4 +155,21 @@ impl Drop for Process {
         let _ = self.child.wait();
         let _ = std::fs::remove_file(&self.log);
     }
+}
+
+/// A series of the console's `/metrics` without labels.
+pub async fn metric(console: &Process, name: &str) -> Option<f64> {
+    let text = crate::support::helpers::http()
+        .get(format!("{}/metrics", console.root))
+        .send()
+        .await
+        .expect("the console answers")
+        .text()
+        .await
+        .expect("text");
+    text.lines().find_map(|l| {
+        let rest = l.strip_prefix(name)?;
+        let rest = rest.strip_prefix("{}").unwrap_or(rest);
+        rest.strip_prefix(' ')?.parse().ok()
+    })
 }
