@@ -472,24 +472,9 @@ impl JournalStore {
     ) -> Result<Vec<JournalEvent>, StoreError> {
         answered(ANSWER_WITHIN, async move {
             let sql = read_sql(filter);
-            let mut query = sqlx::query(&sql);
-            for value in [&filter.cluster, &filter.node, &filter.model]
-                .into_iter()
-                .flatten()
-            {
-                query = query.bind(storable(value));
-            }
-            for kind in &filter.kinds {
-                query = query.bind(kind.as_str());
-            }
-            for value in [filter.since, filter.until, filter.before_id]
-                .into_iter()
-                .flatten()
-            {
-                query = query.bind(value);
-            }
-            query = query.bind(i64::from(limit));
-            let rows = query.fetch_all(&self.readers).await?;
+            let rows = read_query(&sql, filter, limit)
+                .fetch_all(&self.readers)
+                .await?;
             Ok(rows.iter().filter_map(event_of).collect())
         })
         .await
@@ -802,6 +787,32 @@ fn read_sql(filter: &EventFilter) -> String {
     format!("SELECT id, {COLUMNS} FROM journal {filter_sql} ORDER BY id DESC LIMIT {limit_param}")
 }
 
+/// `sql` (what [`read_sql`] made of `filter`, or a statement around it)
+/// with `filter`'s values bound in the order its placeholders name them.
+fn read_query<'q>(
+    sql: &'q str,
+    filter: &'q EventFilter,
+    limit: u32,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    let mut query = sqlx::query(sql);
+    for value in [&filter.cluster, &filter.node, &filter.model]
+        .into_iter()
+        .flatten()
+    {
+        query = query.bind(storable(value));
+    }
+    for kind in &filter.kinds {
+        query = query.bind(kind.as_str());
+    }
+    for value in [filter.since, filter.until, filter.before_id]
+        .into_iter()
+        .flatten()
+    {
+        query = query.bind(value);
+    }
+    query.bind(i64::from(limit))
+}
+
 /// The kind column as a filter names it. With a node or a model, that
 /// one's index finds its few hundred records; SQLite, which keeps no
 /// statistics unless asked, would rather walk the kind's index through
@@ -926,24 +937,7 @@ mod tests {
     async fn plan_of(store: &JournalStore, filter: &super::EventFilter) -> String {
         use sqlx::Row;
         let sql = format!("EXPLAIN QUERY PLAN {}", super::read_sql(filter));
-        let mut plan = sqlx::query(&sql);
-        for value in [&filter.cluster, &filter.node, &filter.model]
-            .into_iter()
-            .flatten()
-        {
-            plan = plan.bind(value.clone());
-        }
-        for kind in &filter.kinds {
-            plan = plan.bind(kind.as_str());
-        }
-        for value in [filter.since, filter.until, filter.before_id]
-            .into_iter()
-            .flatten()
-        {
-            plan = plan.bind(value);
-        }
-        let rows = plan
-            .bind(100_i64)
+        let rows = super::read_query(&sql, filter, 100)
             .fetch_all(store.pool())
             .await
             .expect("planned");
