@@ -926,9 +926,11 @@ def row(i):
     return (at, "default", k, node, model, replica, before, after, actor, detail)
 db.executemany("INSERT INTO journal (at, cluster, kind, node, model, replica, from_state, to_state, actor, detail) VALUES (?,?,?,?,?,?,?,?,?,?)",
                (row(i) for i in range(days * per_day)))
-# Written as a console from before the table of the newest records would
-# have: the next console to start reads the journal whole once to fill it.
-db.execute("DROP TABLE IF EXISTS latest")
+# Written as a console from before the table of the newest records (and
+# before the schema's versions) would have: the next console to start
+# brings the schema up to date and reads the journal whole once to fill it.
+for table in ("latest", "latest_upto", "journal_schema"):
+    db.execute("DROP TABLE IF EXISTS " + table)
 db.commit(); db.execute("PRAGMA wal_checkpoint(TRUNCATE)"); db.close()
 `;
   const now = Math.floor(Date.now() / 1000);

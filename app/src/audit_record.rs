@@ -34,6 +34,22 @@ impl Outcome {
     }
 }
 
+/// What an attempt asked of llmgw, as the server function that took it
+/// checked it. The function attaches it to the attempt's audit record,
+/// and it reaches the journal typed, whatever the form's fields are
+/// called.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Asked {
+    /// A node to take `state` (llmgw's word), with the operator's reason.
+    NodeState {
+        node: String,
+        state: String,
+        reason: Option<String>,
+    },
+    /// Orphaned weights to be collected on one node, or on every node.
+    CollectWeights { node: Option<String> },
+}
+
 /// One attempt, as written: one JSON line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditRecord {
@@ -67,6 +83,12 @@ pub struct AuditRecord {
     /// how the attempt ended, but the console carried it to its end.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub client_left: bool,
+    /// What the server function understood it was asked, once it had
+    /// checked the request: the journal takes the node, the state and the
+    /// reason from here, typed. Not written to the audit log, whose
+    /// `target` already holds the request's fields.
+    #[serde(skip)]
+    pub asked: Option<Asked>,
 }
 
 /// `records` (newest first) with one row per attempt: the record of an
@@ -95,7 +117,7 @@ impl AuditRecord {
     }
 
     /// Its action as the journal and the events page name it: the
-    /// function, and the state asked for ("set_node_state cordoned").
+    /// function, then the state asked for, if any, after a space.
     pub fn action_with_state(&self) -> String {
         match self.target_text("state") {
             Some(state) => format!("{} {state}", self.action),
@@ -130,6 +152,7 @@ mod tests {
             reason: None,
             times: 1,
             client_left: false,
+            asked: None,
         }
     }
 

@@ -5,6 +5,7 @@
 //! "cordoned by jane: RMA 5120 — done", with the transition it caused.
 
 use crate::audit_record::Outcome;
+use crate::journal_event::{Event, NODE_STATE_ACTION};
 use crate::journal_record::{ATTEMPT_LEAD, EventKind, JournalEvent};
 
 /// One line of the events table.
@@ -25,45 +26,30 @@ impl EventLine {
     /// cordoned").
     pub fn sentence(&self) -> String {
         let e = &self.event;
-        if e.kind != EventKind::Attempt {
+        let Some(Event::Attempt(a)) = e.event() else {
             let change = e.change_text();
             return if change.is_empty() {
                 e.kind.label().to_string()
             } else {
                 format!("{}: {change}", e.kind.label())
             };
-        }
-        let outcome = e
-            .after
-            .as_deref()
-            .and_then(|o| Outcome::ALL.into_iter().find(|x| x.as_str() == o));
-        let action = e.before.as_deref().unwrap_or_default();
-        let words = ActionWords::of(action);
-        let by = e
-            .actor
-            .as_deref()
-            .map(|a| format!(" by {a}"))
-            .unwrap_or_default();
-        let detail = e.detail.as_deref().unwrap_or_default();
+        };
+        let words = ActionWords::of(a.action, a.state);
+        let by = match a.actor {
+            "" => String::new(),
+            actor => format!(" by {actor}"),
+        };
+        let detail = a.note.as_deref().unwrap_or_default();
         let why = if detail.is_empty() {
             String::new()
         } else {
             format!(": {detail}")
         };
-        match outcome {
-            Some(Outcome::Done) => format!("{}{by}{why} — done", words.done),
-            Some(Outcome::Sent) => format!("{}{by}{why} — sent, no answer recorded", words.asked),
-            Some(Outcome::Refused) => {
-                format!("{}{by} — refused because {detail}", words.asked)
-            }
-            Some(Outcome::Failed) => {
-                format!("{}{by} — failed because {detail}", words.asked)
-            }
-            None => format!(
-                "{}{by} — {}",
-                words.asked,
-                e.after.as_deref().unwrap_or("?")
-            ),
+        match a.outcome {
+            Outcome::Done => format!("{}{by}{why} — done", words.done),
+            Outcome::Sent => format!("{}{by}{why} — sent, no answer recorded", words.asked),
+            Outcome::Refused => format!("{}{by} — refused because {detail}", words.asked),
+            Outcome::Failed => format!("{}{by} — failed because {detail}", words.asked),
         }
     }
 }
@@ -77,14 +63,14 @@ pub struct ActionWords {
 }
 
 impl ActionWords {
-    /// `action` as the audit names it ("set_node_state cordoned",
-    /// "collect_weights"). One the console does not know keeps its name.
-    pub fn of(action: &str) -> Self {
-        let (function, state) = action.split_once(' ').unwrap_or((action, ""));
-        match (function, state) {
-            ("set_node_state", "cordoned") => Self::both("cordon", "cordoned"),
-            ("set_node_state", "ready") => Self::both("uncordon", "uncordoned"),
-            ("set_node_state", "draining") => Self::both("drain", "drain started"),
+    /// `function` as the audit names it ("set_node_state",
+    /// "collect_weights"), with the state it asked a node to take. One the
+    /// console does not know keeps its name.
+    pub fn of(function: &str, state: Option<&str>) -> Self {
+        match (function, state.unwrap_or_default()) {
+            (NODE_STATE_ACTION, "cordoned") => Self::both("cordon", "cordoned"),
+            (NODE_STATE_ACTION, "ready") => Self::both("uncordon", "uncordoned"),
+            (NODE_STATE_ACTION, "draining") => Self::both("drain", "drain started"),
             ("collect_weights", _) => Self::both("collect weights", "weights collected"),
             _ => Self {
                 asked: function.replace('_', " "),
@@ -152,27 +138,35 @@ fn is_sent_of(line: &JournalEvent, outcome: &JournalEvent) -> bool {
 /// that went (or may have gone) through, on the same node, for the state
 /// the node then took, shortly before, and not already given one.
 fn caused_by(transition: &JournalEvent, line: &EventLine) -> bool {
-    let a = &line.event;
-    a.kind == EventKind::Attempt
-        && line.caused.is_none()
-        && matches!(a.after.as_deref(), Some("done" | "sent"))
-        && a.cluster == transition.cluster
-        && a.node == transition.node
-        && a.asked_state() == transition.after.as_deref()
-        && (0..=ATTEMPT_LEAD).contains(&(transition.at - a.at))
+    let (Some(Event::NodeState { node, now, .. }), Some(Event::Attempt(a))) =
+        (transition.event(), line.event.event())
+    else {
+        return false;
+    };
+    line.caused.is_none()
+        && matches!(a.outcome, Outcome::Done | Outcome::Sent)
+        && line.event.cluster == transition.cluster
+        && a.node == Some(node)
+        && a.state == Some(now)
+        && (0..=ATTEMPT_LEAD).contains(&(transition.at - line.event.at))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::journal_event::Attempt;
 
-    fn attempt(at: i64, outcome: &str) -> JournalEvent {
-        let mut e = JournalEvent::new(at, "eu", EventKind::Attempt)
-            .node("gpu-07")
-            .change("set_node_state cordoned", outcome)
-            .detail("RMA 5120");
-        e.actor = Some("jane".into());
-        e
+    fn attempt(at: i64, outcome: Outcome) -> JournalEvent {
+        Event::Attempt(Attempt {
+            action: NODE_STATE_ACTION,
+            node: Some("gpu-07"),
+            model: None,
+            state: Some("cordoned"),
+            outcome,
+            actor: "jane",
+            note: Some("RMA 5120".into()),
+        })
+        .record(at, "eu")
     }
 
     fn transition(at: i64, after: &str) -> JournalEvent {
@@ -185,8 +179,8 @@ mod tests {
     fn a_cordon_through_the_console_is_one_line_with_who_why_and_what_it_did() {
         let newest_first = vec![
             transition(40, "cordoned"),
-            attempt(11, "done"),
-            attempt(10, "sent"),
+            attempt(11, Outcome::Done),
+            attempt(10, Outcome::Sent),
         ];
         let lines = fold(newest_first);
         assert_eq!(lines.len(), 1, "{lines:?}");
@@ -201,14 +195,14 @@ mod tests {
         let other_node = JournalEvent::new(30, "eu", EventKind::NodeState)
             .node("gpu-08")
             .change("ready", "cordoned");
-        let mut refused = attempt(12, "refused");
+        let mut refused = attempt(12, Outcome::Refused);
         refused.detail = Some("this console is read-only".into());
         let lines = fold(vec![
             transition(10 + ATTEMPT_LEAD + 60, "cordoned"),
             other_node,
             transition(20, "draining"),
             refused,
-            attempt(10, "sent"),
+            attempt(10, Outcome::Sent),
         ]);
         let sentences: Vec<String> = lines.iter().map(EventLine::sentence).collect();
         assert_eq!(
@@ -228,7 +222,7 @@ mod tests {
         let lines = fold(vec![
             transition(30, "cordoned"),
             transition(25, "cordoned"),
-            attempt(20, "done"),
+            attempt(20, Outcome::Done),
         ]);
         assert_eq!(lines.len(), 2);
         assert!(lines[1].caused.is_some());
@@ -237,9 +231,10 @@ mod tests {
 
     #[test]
     fn actions_read_as_operators_say_them() {
-        assert_eq!(ActionWords::of("set_node_state ready").asked, "uncordon");
-        assert_eq!(ActionWords::of("set_node_state draining").asked, "drain");
-        assert_eq!(ActionWords::of("collect_weights").done, "weights collected");
-        assert_eq!(ActionWords::of("something_new").asked, "something new");
+        let words = |f, state| ActionWords::of(f, state);
+        assert_eq!(words(NODE_STATE_ACTION, Some("ready")).asked, "uncordon");
+        assert_eq!(words(NODE_STATE_ACTION, Some("draining")).asked, "drain");
+        assert_eq!(words("collect_weights", None).done, "weights collected");
+        assert_eq!(words("something_new", None).asked, "something new");
     }
 }

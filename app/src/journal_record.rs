@@ -285,15 +285,6 @@ impl JournalEvent {
         self
     }
 
-    /// The state an attempt asked a node to take ("cordoned"), if it is
-    /// one: its action reads "set_node_state cordoned".
-    pub fn asked_state(&self) -> Option<&str> {
-        if self.kind != EventKind::Attempt {
-            return None;
-        }
-        self.before.as_deref()?.strip_prefix("set_node_state ")
-    }
-
     /// The change as a list shows it: "ready → cordoned", the new state
     /// alone, or nothing (a start of recording keeps the gap's end there).
     pub fn change_text(&self) -> String {

@@ -21,6 +21,7 @@ pub mod fixes;
 pub mod format;
 pub mod gpu_strip;
 pub mod joins;
+pub mod journal_event;
 pub mod journal_record;
 pub mod live;
 pub mod pages;

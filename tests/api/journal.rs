@@ -6,9 +6,10 @@
 use std::time::Duration;
 
 use app::journal_record::{EventKind, JournalEvent};
+use app::server::journal::leadership::{Lead, Term};
 use app::server::journal::lease::{Period, Presence};
 use app::server::journal::store::LastWrite;
-use app::server::journal::{EventFilter, JournalStore};
+use app::server::journal::{EventFilter, JournalStore, SCHEMA_VERSION};
 
 use crate::support::databases::{Postgres, TempDir, sqlite_url};
 use crate::support::poll::until_within;
@@ -223,7 +224,7 @@ fn by(holder: &str, at: i64) -> Option<LastWrite> {
 }
 
 async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
-    assert!(first.hold_lease("a", 2).await.expect("lease"));
+    assert!(first.hold_lease("a", 2).await.expect("lease").is_some());
     // a records two clusters up to 1000, by its clock.
     assert!(
         first
@@ -232,14 +233,17 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
             .expect("written")
     );
     assert!(
-        !second.hold_lease("b", 2).await.expect("lease"),
+        second.hold_lease("b", 2).await.expect("lease").is_none(),
         "held by a"
     );
-    assert!(first.hold_lease("a", 2).await.expect("lease"), "renewed");
+    assert!(
+        first.hold_lease("a", 2).await.expect("lease").is_some(),
+        "renewed"
+    );
     // a stops renewing: b takes over once the lease lapses.
     tokio::time::sleep(std::time::Duration::from_millis(3_100)).await;
     assert!(
-        second.hold_lease("b", 2).await.expect("lease"),
+        second.hold_lease("b", 2).await.expect("lease").is_some(),
         "lapsed, taken over"
     );
     // a, slow, still believes it records: its period is not written.
@@ -270,7 +274,10 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
             .expect("written")
     );
     assert_eq!(first.read(&late_filter, 10).await.expect("read").len(), 3);
-    assert!(!first.hold_lease("a", 2).await.expect("lease"), "still b's");
+    assert!(
+        first.hold_lease("a", 2).await.expect("lease").is_none(),
+        "still b's"
+    );
     second.release_lease("b").await.expect("released");
     // a, back after its lease lapsed, b recorded and let it go: a period
     // of what a saw meanwhile may hold b's changes too, and is not
@@ -315,7 +322,7 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
     }
     first.release_lease("a").await.expect("released");
     assert!(
-        first.hold_lease("a", 2).await.expect("lease"),
+        first.hold_lease("a", 2).await.expect("lease").is_some(),
         "given back at once"
     );
     first.release_lease("a").await.expect("released");
@@ -324,7 +331,7 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
     // and takes it, so it looks unbroken. What a saw since its last write
     // may be in b's record too: not written.
     let mine = [("quiet", by("a", 2_500))];
-    assert!(second.hold_lease("b", 2).await.expect("lease"));
+    assert!(second.hold_lease("b", 2).await.expect("lease").is_some());
     assert!(
         second
             .record_period("b", 2, &period(&[], &["quiet"], 2_600, &mine), false)
@@ -332,7 +339,10 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
             .expect("written")
     );
     second.release_lease("b").await.expect("released");
-    assert!(first.hold_lease("a", 2).await.expect("lease"), "free again");
+    assert!(
+        first.hold_lease("a", 2).await.expect("lease").is_some(),
+        "free again"
+    );
     let seen = events("quiet", 2);
     let never = [("quiet", None)];
     for (expected, why) in [
@@ -369,6 +379,90 @@ async fn one_holder_at_a_time(first: &JournalStore, second: &JournalStore) {
     a_period_and_a_takeover_never_both_happen(first, second).await;
 }
 
+/// The lease's term: the same while one console renews, higher whenever
+/// the lease passes on (lapsed, let go, taken over), whatever the
+/// consoles' clocks. A write fenced by a term goes through while that
+/// term holds, and never after: a console that paused past its lease and
+/// comes back believing it leads writes nothing.
+async fn terms_rise_with_each_holder_and_fence_the_last(
+    first: &JournalStore,
+    second: &JournalStore,
+) {
+    let hold = async |store: &JournalStore, holder: &str, seconds| {
+        store.hold_lease(holder, seconds).await.expect("asked")
+    };
+    // What a fenced write does: one sample row, so its effect is seen.
+    let fenced = async |store: &JournalStore, lead: &Lead, at: i64| {
+        store
+            .fenced(lead, Duration::from_secs(10), async move |mut tx| {
+                sqlx::query("INSERT INTO samples VALUES ('fenced', $1, 0, 0, 0, 0, 0, 0)")
+                    .bind(at)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(at)
+            })
+            .await
+            .expect("asked")
+    };
+    let lead = |holder: &str, term: Term| Lead {
+        holder: holder.into(),
+        term,
+    };
+    let t1 = hold(first, "a", 2).await.expect("a holds");
+    assert_eq!(
+        hold(first, "a", 2).await,
+        Some(t1),
+        "renewed: the same term"
+    );
+    assert_eq!(fenced(first, &lead("a", t1), 1).await, Some(1));
+    // a pauses past its lease; b takes it.
+    tokio::time::sleep(Duration::from_millis(3_100)).await;
+    assert_eq!(
+        fenced(first, &lead("a", t1), 2).await,
+        None,
+        "lapsed by the database's clock"
+    );
+    let t2 = hold(second, "b", 60).await.expect("b takes it");
+    assert!(t2 > t1, "{t2:?} after {t1:?}");
+    assert_eq!(
+        fenced(first, &lead("a", t1), 3).await,
+        None,
+        "a's term is over"
+    );
+    assert_eq!(fenced(second, &lead("b", t2), 4).await, Some(4));
+    // Let go and taken again by the same console: a new term all the same.
+    second.release_lease("b").await.expect("released");
+    assert_eq!(fenced(second, &lead("b", t2), 5).await, None, "let go");
+    let t3 = hold(second, "b", 60).await.expect("b again");
+    assert!(t3 > t2);
+    // Taken over from a holder whose session ended: a new term.
+    let mut a = Presence::default();
+    let mut b = Presence::default();
+    assert!(b.hold(second).await);
+    assert!(
+        second
+            .record_period("b", 60, &period(&[], &[], 9_000, &[]), true)
+            .await
+            .expect("announced")
+    );
+    b.let_go();
+    let t4 = until_within(LOCK_FREED, "a takes over", async || {
+        if !a.hold(first).await {
+            return None;
+        }
+        first.take_lease_over("a", 60).await.expect("asked")
+    })
+    .await;
+    assert!(t4 > t3);
+    assert_eq!(fenced(second, &lead("b", t3), 6).await, None);
+    let written = first.samples_after("fenced", 0).await.expect("read");
+    let ats: Vec<i64> = written.iter().map(|s| s.at).collect();
+    assert_eq!(ats, [1, 4], "only the writes under a term that held");
+    a.let_go();
+    first.release_lease("a").await.expect("released");
+}
+
 /// A period written while another console takes the lapsed lease: either
 /// the period takes the lease back and is written whole, or the other
 /// console has it and the period writes nothing. Never both.
@@ -384,14 +478,14 @@ async fn a_period_and_a_takeover_never_both_happen(first: &JournalStore, second:
         // Records that follow the last write, whoever's it is.
         let last = [("burst", first.last_write("burst").await.expect("read"))];
         let period = period(&burst, &["burst"], 3_000, &last);
-        assert!(first.hold_lease(&a, 1).await.expect("lease"));
+        assert!(first.hold_lease(&a, 1).await.expect("lease").is_some());
         // Lapsed: both may take it.
         tokio::time::sleep(std::time::Duration::from_millis(2_100)).await;
         let (wrote, took) = tokio::join!(
             first.record_period(&a, 60, &period, false),
             second.hold_lease(&b, 60)
         );
-        let (wrote, took) = (wrote.expect("asked"), took.expect("asked"));
+        let (wrote, took) = (wrote.expect("asked"), took.expect("asked").is_some());
         assert!(
             wrote != took,
             "round {round}: wrote {wrote}, taken over {took}"
@@ -421,6 +515,7 @@ async fn an_sqlite_journal_keeps_what_is_written_and_is_created_on_first_use() {
         .await
         .expect("a second console on the file");
     one_holder_at_a_time(&again, &other).await;
+    terms_rise_with_each_holder_and_fence_the_last(&again, &other).await;
 
     // The recording console's lock: on a file beside the journal, which
     // one console holds at a time, free as soon as it lets go (or its
@@ -470,6 +565,7 @@ async fn a_postgres_journal_is_shared_and_read_the_same_way() {
     let seen = other.read(&EventFilter::default(), 10).await.expect("read");
     assert_eq!(seen.len(), 10, "one journal for both consoles");
     one_holder_at_a_time(&store, &other).await;
+    terms_rise_with_each_holder_and_fence_the_last(&store, &other).await;
 
     // The recording console's session lock: one holder, kept while its
     // session lives, free for another as soon as it ends.
@@ -488,6 +584,39 @@ async fn a_postgres_journal_is_shared_and_read_the_same_way() {
     assert!(!first.hold(&store).await, "and now the other's");
     second.let_go();
     the_lease_is_taken_over_only_from_a_holder_whose_lock_is_gone(&store, &other).await;
+}
+
+/// A PostgreSQL journal from before the schema had versions (and from
+/// before `latest`, `recorded_by` and the kind's index) is brought up to
+/// date at the next start, with every record it had.
+#[tokio::test]
+async fn a_postgres_journal_from_before_versions_is_brought_up_to_date() {
+    let server = Postgres::start().await;
+    let store = JournalStore::open(&server.url).await.expect("opens");
+    store.append(&events("eu", 20)).await.expect("written");
+    let everything = EventFilter::default();
+    let before = store.read(&everything, 100).await.expect("read");
+    let present = store.latest_states().await.expect("read");
+    drop(store);
+    server.ask(
+        "DROP TABLE journal_schema; DROP TABLE latest; DROP TABLE latest_upto; \
+         DROP INDEX journal_kind; ALTER TABLE recorded DROP COLUMN recorded_by",
+    );
+    let store = JournalStore::open(&server.url).await.expect("opens again");
+    assert_eq!(store.schema_version().await.expect("read"), SCHEMA_VERSION);
+    assert_eq!(store.read(&everything, 100).await.expect("read"), before);
+    assert_eq!(store.latest_states().await.expect("read"), present);
+    let has = |sql: &str| server.ask(sql) == "1";
+    assert!(has("SELECT COUNT(*) FROM information_schema.columns \
+         WHERE table_name = 'recorded' AND column_name = 'recorded_by'"));
+    assert!(has(
+        "SELECT COUNT(*) FROM pg_indexes WHERE indexname = 'journal_kind'"
+    ));
+    JournalStore::open(&server.url).await.expect("and again");
+    assert_eq!(
+        server.ask("SELECT COUNT(*) FROM journal_schema"),
+        SCHEMA_VERSION.to_string()
+    );
 }
 
 /// A console that starts while another prunes (a month of records may
@@ -540,7 +669,7 @@ async fn the_lease_is_taken_over_only_from_a_holder_whose_lock_is_gone(
     let nothing = period(&[], &[], 4_000, &[]);
     // a records without the lock (it has not got it yet): b, finding the
     // lock free, must not take a live recorder's lease.
-    assert!(first.hold_lease("a", 60).await.expect("lease"));
+    assert!(first.hold_lease("a", 60).await.expect("lease").is_some());
     assert!(
         first
             .record_period("a", 60, &nothing, false)
@@ -550,7 +679,11 @@ async fn the_lease_is_taken_over_only_from_a_holder_whose_lock_is_gone(
     let (mut a, mut b) = (Presence::default(), Presence::default());
     assert!(b.hold(second).await, "free");
     assert!(
-        !second.take_lease_over("b", 60).await.expect("asked"),
+        second
+            .take_lease_over("b", 60)
+            .await
+            .expect("asked")
+            .is_none(),
         "a never had the lock"
     );
     b.let_go();
@@ -571,8 +704,13 @@ async fn the_lease_is_taken_over_only_from_a_holder_whose_lock_is_gone(
         LOCK_FREED,
         "taken over long before the lease's minute",
         async || {
-            (b.hold(second).await && second.take_lease_over("b", 60).await.expect("asked"))
-                .then_some(())
+            (b.hold(second).await
+                && second
+                    .take_lease_over("b", 60)
+                    .await
+                    .expect("asked")
+                    .is_some())
+            .then_some(())
         },
     )
     .await;
@@ -597,7 +735,7 @@ async fn a_statement_the_console_gave_up_on_does_not_go_on_in_postgres() {
     use std::io::{BufRead, Write};
     let server = Postgres::start().await;
     let store = JournalStore::open(&server.url).await.expect("opens");
-    assert!(store.hold_lease("a", 60).await.expect("lease"));
+    assert!(store.hold_lease("a", 60).await.expect("lease").is_some());
     // Another session takes the lease's row, and keeps it.
     let mut session = server
         .psql()

@@ -2,6 +2,8 @@
 //! reason and start kept across a restart, a replica's state found or seen
 //! to begin, an unhealthy GPU dated, a model's status on its explain page.
 
+use app::audit_record::Outcome;
+use app::journal_event::{Event, NODE_STATE_ACTION};
 use app::journal_record::EventKind;
 use app::server::journal::EventFilter;
 use app::urls;
@@ -45,10 +47,16 @@ async fn a_cordon_keeps_its_reason_and_its_start_across_a_restart() {
     .await;
     let done = events
         .iter()
-        .find(|e| e.kind == EventKind::Attempt && e.after.as_deref() == Some("done"))
+        .find_map(|e| match e.event() {
+            Some(Event::Attempt(a)) if a.outcome == Outcome::Done => Some(a),
+            _ => None,
+        })
         .expect("the attempt's outcome");
-    assert_eq!(done.before.as_deref(), Some("set_node_state cordoned"));
-    assert_eq!(done.detail.as_deref(), Some(reason));
+    assert_eq!(
+        (done.action, done.node, done.state),
+        (NODE_STATE_ACTION, Some(node.as_str()), Some("cordoned"))
+    );
+    assert_eq!(done.note.as_deref(), Some(reason));
     let change = events
         .iter()
         .find(|e| e.kind == EventKind::NodeState)

@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Serialize;
 
+use crate::audit_record::Asked;
 pub use crate::audit_record::{AuditRecord, Outcome};
 use crate::error::ConsoleError;
 use crate::server::refusal_count::Refusals;
@@ -86,6 +87,12 @@ impl Draft {
     pub fn target(&self, key: &str, value: impl Serialize) {
         let value = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
         self.lock().record.target.insert(key.to_string(), value);
+    }
+
+    /// What the function was asked, as it checked it: carried typed to
+    /// the journal with every record of this attempt written after.
+    pub fn asked(&self, asked: Asked) {
+        self.lock().record.asked = Some(asked);
     }
 
     /// What the operator asked for, in the console's words, for the receipt
@@ -328,6 +335,7 @@ pub fn blank_record(action: &str) -> AuditRecord {
         reason: None,
         times: 1,
         client_left: false,
+        asked: None,
     }
 }
 

@@ -224,6 +224,14 @@ impl ConsoleContext {
         }
     }
 
+    /// Attaches what the current attempt asks, once checked, for the
+    /// journal.
+    pub fn audit_asked(&self, asked: crate::audit_record::Asked) {
+        if let Some(draft) = self.audit_draft() {
+            draft.asked(asked);
+        }
+    }
+
     /// Names the current attempt as the operator would ("Drain gpu-h100-01").
     pub fn audit_describe(&self, description: &str) {
         if let Some(draft) = self.audit_draft() {

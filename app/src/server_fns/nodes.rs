@@ -75,6 +75,7 @@ pub async fn set_node_state(
 #[cfg(feature = "ssr")]
 mod ssr {
     use super::*;
+    use crate::audit_record::Asked;
     use crate::fixes::Explained;
     use crate::joins::drain_preview;
     use crate::server::ConsoleContext;
@@ -178,7 +179,16 @@ mod ssr {
         let cx = ConsoleContext::current()?;
         // Everything the request carries is checked before anything is sent.
         let node = input::name("node id", &node)?;
-        input::note("reason", reason.as_deref())?;
+        let asked = |reason| Asked::NodeState {
+            node: node.to_string(),
+            state: state.as_str().to_string(),
+            reason,
+        };
+        // Named before the reason is read: a reason refused is recorded
+        // against its node.
+        cx.audit_asked(asked(None));
+        let reason = input::note("reason", reason.as_deref())?;
+        cx.audit_asked(asked(reason));
         let back = ReturnPath::from_form(back.as_deref(), "/nodes")?;
         let verb = match state {
             TargetState::Ready => "Uncordon",

@@ -55,6 +55,7 @@ pub async fn collect_weights(
 #[cfg(feature = "ssr")]
 mod ssr {
     use super::*;
+    use crate::audit_record::Asked;
     use crate::format::file_size;
     use crate::server::ConsoleContext;
     use crate::server::confirmations::path_set;
@@ -124,6 +125,9 @@ mod ssr {
         let scope_node = input::optional_name("node id", &node)?;
         let back = ReturnPath::from_form(back.as_deref(), "/weights")?;
         let cx = ConsoleContext::current()?;
+        cx.audit_asked(Asked::CollectWeights {
+            node: scope_node.map(str::to_string),
+        });
         // Named only when listed: the receipt speaks the console's words.
         let listed = match scope_node {
             None => true,

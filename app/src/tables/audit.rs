@@ -80,7 +80,7 @@ impl TableRow for AuditRecord {
         }),
         Column::<Self>::new("action", "Action", |r| {
             let action = r.action_with_state();
-            view! { <span title=action.clone()>{ActionWords::of(&action).asked}</span> }.into_any()
+            view! { <span title=action.clone()>{ActionWords::of(&r.action, r.target_text("state")).asked}</span> }.into_any()
         }),
         Column::<Self>::new("of", "Of", of_view),
         Column::<Self>::new("why", "Why", |r| {

@@ -4,6 +4,7 @@
 //! batch, or when the database answers again. Every console writes its own
 //! attempts; only transitions are the lease holder's.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -11,8 +12,10 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use tokio::sync::Notify;
 
 use super::shared::Journal;
+use crate::audit_record::Asked;
 use crate::audit_record::{AuditRecord, Outcome};
-use crate::journal_record::{EventKind, JournalEvent};
+use crate::journal_event::{Attempt, Event};
+use crate::journal_record::JournalEvent;
 
 /// Attempts waiting for the database, at most: a flood of refusals from a
 /// hostile page, or a long outage, costs this much memory and no more
@@ -75,36 +78,39 @@ impl AttemptQueue {
     }
 }
 
-/// The journal's record of an audit record. `before` names the action
-/// (with the state asked for, "set_node_state cordoned"), `after` its
-/// outcome; `detail` the operator's reason for a change that went
-/// through, or why it did not.
+/// The journal's record of an audit record: who, which action, how it
+/// ended; the node, the state asked for and the operator's reason as the
+/// server function checked them ([`Asked`]), or why it did not go
+/// through. An attempt refused before its function read the request
+/// names no node.
 pub fn attempt_event(at: i64, record: &AuditRecord) -> JournalEvent {
-    let text = |key: &str| record.target_text(key).map(str::to_string);
-    let action = record.action_with_state();
-    let detail = match record.outcome {
-        Outcome::Sent | Outcome::Done => text("reason"),
-        Outcome::Refused | Outcome::Failed => record.reason.clone(),
+    let (node, state, reason) = match &record.asked {
+        Some(Asked::NodeState {
+            node,
+            state,
+            reason,
+        }) => (Some(node.as_str()), Some(state.as_str()), reason.as_deref()),
+        Some(Asked::CollectWeights { node }) => (node.as_deref(), None, None),
+        None => (None, None, None),
     };
-    let mut event = JournalEvent::new(
-        at,
-        record.cluster.as_deref().unwrap_or_default(),
-        EventKind::Attempt,
-    )
-    .change(action, record.outcome.as_str());
-    event.node = text("node");
-    event.model = text("model");
-    event.actor = Some(record.user.clone().unwrap_or_else(|| record.actor.clone()));
-    if record.times > 1 {
-        event = event.detail(format!(
-            "{} (×{})",
-            detail.unwrap_or_default(),
-            record.times
-        ));
-    } else if let Some(detail) = detail {
-        event = event.detail(detail);
-    }
-    event
+    let note = match record.outcome {
+        Outcome::Sent | Outcome::Done => reason,
+        Outcome::Refused | Outcome::Failed => record.reason.as_deref(),
+    };
+    let note = match (note, record.times) {
+        (note, times) if times > 1 => Some(format!("{} (×{times})", note.unwrap_or_default())),
+        (note, _) => note.map(str::to_string),
+    };
+    Event::Attempt(Attempt {
+        action: &record.action,
+        node,
+        model: None,
+        state,
+        outcome: record.outcome,
+        actor: record.user.as_deref().unwrap_or(&record.actor),
+        note: note.map(Cow::Owned),
+    })
+    .record(at, record.cluster.as_deref().unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -118,20 +124,32 @@ mod tests {
         record.cluster = Some("eu".into());
         record.actor = "console".into();
         record.user = Some("alice".into());
-        record.target.insert("node".into(), "gpu-07".into());
-        record.target.insert("state".into(), "cordoned".into());
+        record.asked = Some(Asked::NodeState {
+            node: "gpu-07".into(),
+            state: "cordoned".into(),
+            reason: Some("NVLink errors, RMA 4411".into()),
+        });
+        // The form's fields are the audit's; the journal reads none of them.
         record
             .target
-            .insert("reason".into(), "NVLink errors, RMA 4411".into());
+            .insert("reason".into(), "a field renamed".into());
         record.outcome = Outcome::Done;
         let event = attempt_event(7, &record);
-        assert_eq!(event.kind, EventKind::Attempt);
         assert_eq!(event.cluster, "eu");
-        assert_eq!(event.node.as_deref(), Some("gpu-07"));
-        assert_eq!(event.actor.as_deref(), Some("alice"));
-        assert_eq!(event.before.as_deref(), Some("set_node_state cordoned"));
-        assert_eq!(event.after.as_deref(), Some("done"));
-        assert_eq!(event.detail.as_deref(), Some("NVLink errors, RMA 4411"));
+        let Some(Event::Attempt(a)) = event.event() else {
+            panic!("an attempt: {event:?}")
+        };
+        assert_eq!(
+            (a.action, a.node, a.state, a.outcome, a.actor),
+            (
+                "set_node_state",
+                Some("gpu-07"),
+                Some("cordoned"),
+                Outcome::Done,
+                "alice"
+            )
+        );
+        assert_eq!(a.note.as_deref(), Some("NVLink errors, RMA 4411"));
 
         record.outcome = Outcome::Refused;
         record.reason = Some("read-only".into());

@@ -8,6 +8,7 @@
 
 use sqlx::AnyConnection;
 
+use crate::journal_event::{NODE_STATE_ACTION, RESUMED};
 use crate::journal_record::EventKind;
 
 /// The table, its index by id for the prune's lookups, and how far into
@@ -85,14 +86,11 @@ fn groups() -> [Group; 7] {
         // The newest start after a long gap: what a state is dated from
         // at the most (see `since`).
         Group {
-            only: format!(
-                "AND (detail IS NULL OR detail <> '{}')",
-                super::since::RESUMED
-            ),
+            only: format!("AND (detail IS NULL OR detail <> '{}')", RESUMED),
             ..group("long_start", &[RecordingStarted], None, None)
         },
         Group {
-            only: "AND to_state = 'done' AND from_state LIKE 'set_node_state %'".into(),
+            only: format!("AND to_state = 'done' AND from_state LIKE '{NODE_STATE_ACTION} %'"),
             ..group("console_change", &[Attempt], Some("node"), None)
         },
     ]

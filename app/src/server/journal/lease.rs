@@ -18,6 +18,8 @@ use std::time::Duration;
 
 use sqlx::{AnyConnection, Executor, Row};
 
+use super::leadership::Term;
+use super::sql::Statement;
 use super::store::{
     ANSWER_WITHIN, Backend, JournalStore, LastWrite, StoreError, answered, insert_events,
     mark_recorded_on, now, writing,
@@ -59,8 +61,8 @@ pub struct Period<'a> {
 impl JournalStore {
     /// Takes or renews the lease to record, for `seconds` from the
     /// database's clock (so that two consoles' clocks need not agree);
-    /// says whether `holder` has it.
-    pub async fn hold_lease(&self, holder: &str, seconds: i64) -> Result<bool, StoreError> {
+    /// the lease's term if `holder` has it.
+    pub async fn hold_lease(&self, holder: &str, seconds: i64) -> Result<Option<Term>, StoreError> {
         answered(ANSWER_WITHIN, async move {
             let mut conn = self.pool().acquire().await?;
             take(&mut conn, self.backend(), holder, seconds).await
@@ -96,7 +98,9 @@ impl JournalStore {
                 .map(|c| (*c, None));
             let expected: Vec<(&str, Option<LastWrite>)> =
                 period.expected.iter().cloned().chain(unknown).collect();
-            if !take(&mut tx, self.backend(), holder, seconds).await?
+            if take(&mut tx, self.backend(), holder, seconds)
+                .await?
+                .is_none()
                 || written_since_on(&mut tx, &expected).await?
             {
                 tx.rollback().await?;
@@ -127,8 +131,12 @@ impl JournalStore {
     /// last said it held that lock: its session is then over. Says whether
     /// it took it. A holder that never had the lock (it took the lease
     /// while another session still held the lock, or has not got it yet)
-    /// keeps the lease.
-    pub async fn take_lease_over(&self, holder: &str, seconds: i64) -> Result<bool, StoreError> {
+    /// keeps the lease. The lease's new term if it took it.
+    pub async fn take_lease_over(
+        &self,
+        holder: &str,
+        seconds: i64,
+    ) -> Result<Option<Term>, StoreError> {
         self.write(ANSWER_WITHIN, async move |mut tx| {
             // In the order `record_period` takes them: no deadlock. On
             // SQLite a write first, for the write lock (see `write`).
@@ -155,10 +163,11 @@ impl JournalStore {
             let (leasing, present) = (of("journal"), of("presence"));
             if leasing.is_none() || leasing != present || leasing.as_deref() == Some(holder) {
                 tx.rollback().await?;
-                return Ok(false);
+                return Ok(None);
             }
             let sql = format!(
-                "UPDATE recorder SET holder = $1, expires = {} + $2 WHERE name = 'journal'",
+                "UPDATE recorder SET holder = $1, expires = {} + $2, term = term + 1 \
+                 WHERE name = 'journal'",
                 now(self.backend())
             );
             sqlx::query(&sql)
@@ -166,8 +175,12 @@ impl JournalStore {
                 .bind(seconds)
                 .execute(&mut *tx)
                 .await?;
+            let term = sqlx::query("SELECT term FROM recorder WHERE name = 'journal'")
+                .fetch_one(&mut *tx)
+                .await?
+                .try_get(0)?;
             tx.commit().await?;
-            Ok(true)
+            Ok(Some(Term(term)))
         })
         .await
     }
@@ -190,18 +203,21 @@ impl JournalStore {
     /// (seconds since 1970, by the database's clock).
     pub async fn lease(&self) -> Result<Option<(String, i64)>, StoreError> {
         answered(ANSWER_WITHIN, async move {
-            let row = sqlx::query("SELECT holder, expires FROM recorder WHERE name = 'journal'")
-                .fetch_optional(self.pool())
-                .await?;
+            let row = sqlx::query(
+                "SELECT holder, expires FROM recorder WHERE name = 'journal' AND expires > 0",
+            )
+            .fetch_optional(self.pool())
+            .await?;
             Ok(row.and_then(|r| Some((r.try_get(0).ok()?, r.try_get(1).ok()?))))
         })
         .await
     }
 
-    /// Lets the lease go, so that another console takes over at once.
+    /// Lets the lease go, so that another console takes over at once. The
+    /// row stays, lapsed, with its term: the next holder's is higher.
     pub async fn release_lease(&self, holder: &str) -> Result<(), StoreError> {
         answered(ANSWER_WITHIN, async move {
-            sqlx::query("DELETE FROM recorder WHERE name = 'journal' AND holder = $1")
+            sqlx::query("UPDATE recorder SET expires = 0 WHERE name = 'journal' AND holder = $1")
                 .bind(holder.to_string())
                 .execute(self.pool())
                 .await?;
@@ -222,48 +238,40 @@ async fn written_since_on(
     if clusters.is_empty() {
         return Ok(false);
     }
-    let mut n = 0;
-    let mut next = || {
-        n += 1;
-        format!("${n}")
-    };
-    let each: Vec<String> = clusters
-        .iter()
-        .map(|(_, last)| match last {
-            Some(_) => format!(
-                "(cluster = {} AND NOT (until_at = {} AND COALESCE(recorded_by, '') = {}))",
-                next(),
-                next(),
-                next()
-            ),
-            None => format!("cluster = {}", next()),
-        })
-        .collect();
-    let sql = format!("SELECT COUNT(*) FROM recorded WHERE {}", each.join(" OR "));
-    let mut query = sqlx::query(&sql);
+    let mut count = Statement::new("SELECT COUNT(*) FROM recorded WHERE FALSE");
     for (cluster, last) in clusters {
-        query = query.bind(cluster.to_string());
+        count.push(" OR (cluster = ").bind(*cluster);
         if let Some(last) = last {
             let by = last.by.clone().unwrap_or_default();
-            query = query.bind(last.until).bind(by);
+            count.push(" AND NOT (until_at = ").bind(last.until);
+            count
+                .push(" AND COALESCE(recorded_by, '') = ")
+                .bind(by)
+                .push(")");
         }
+        count.push(")");
     }
+    let query = count.query();
     let row = query.fetch_one(&mut *conn).await?;
     Ok(row.try_get::<i64, _>(0)? > 0)
 }
 
 /// Takes or renews the lease on `conn`; inside a transaction, the row
-/// stays locked by it until the end.
+/// stays locked by it until the end. The lease's term if `holder` has it:
+/// the same as before when it renews a lease it holds, one more when it
+/// takes one that was another's, lapsed or let go.
 async fn take(
     conn: &mut AnyConnection,
     backend: Backend,
     holder: &str,
     seconds: i64,
-) -> Result<bool, StoreError> {
+) -> Result<Option<Term>, StoreError> {
     let now = now(backend);
     let sql = format!(
-        "INSERT INTO recorder (name, holder, expires) VALUES ('journal', $1, {now} + $2)
-         ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires = excluded.expires
+        "INSERT INTO recorder (name, holder, expires, term) VALUES ('journal', $1, {now} + $2, 1)
+         ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires = excluded.expires,
+         term = CASE WHEN recorder.holder = excluded.holder AND recorder.expires >= {now}
+                THEN recorder.term ELSE recorder.term + 1 END
          WHERE recorder.holder = excluded.holder OR recorder.expires < {now}"
     );
     sqlx::query(&sql)
@@ -271,10 +279,11 @@ async fn take(
         .bind(seconds)
         .execute(&mut *conn)
         .await?;
-    let row = sqlx::query("SELECT holder FROM recorder WHERE name = 'journal'")
+    let row = sqlx::query("SELECT holder, term FROM recorder WHERE name = 'journal'")
         .fetch_one(&mut *conn)
         .await?;
-    Ok(row.try_get::<String, _>(0)? == holder)
+    let term = Term(row.try_get(1)?);
+    Ok((row.try_get::<String, _>(0)? == holder).then_some(term))
 }
 
 /// The recording console's session lock on PostgreSQL, on a connection of

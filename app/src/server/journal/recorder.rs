@@ -12,13 +12,15 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::leadership::{Lead, Term};
 use super::lease::{Period, Presence};
 use super::shared::Journal;
-use super::since::{BRIDGED_GAP, RESUMED};
+use super::since::BRIDGED_GAP;
 use super::store::{JournalStore, LastWrite, StoreError};
 use super::transitions::{Reading, ToFind, between, found, gone_unseen};
 use super::trends;
 use crate::format::ModelStatus;
+use crate::journal_event::Event;
 use crate::journal_record::{EventKind, JournalEvent};
 use crate::server::audit::AuditLog;
 use crate::server::clusters::Cluster;
@@ -255,7 +257,8 @@ impl Recorder {
         let asked = unix_now() as i64;
         let holds = self.holds_lease(store, round).await;
         self.journal.set(holds.as_ref().map(|_| ()));
-        let held = holds.as_ref().is_ok_and(|held| *held);
+        let term = holds.as_ref().ok().copied().flatten();
+        let held = term.is_some();
         if round.leading && asked > round.valid_until && held {
             // Held again after it lapsed while the database did not
             // answer: another console may have recorded meanwhile.
@@ -264,7 +267,7 @@ impl Recorder {
         if held {
             round.valid_until = asked + round.lease;
         }
-        if round.leading && holds.as_ref().is_ok_and(|held| !held) {
+        if round.leading && holds.as_ref().is_ok_and(Option::is_none) {
             // Lost while the database did not answer this console (and
             // did another): what it saw meanwhile may be the new
             // holder's record too.
@@ -273,7 +276,21 @@ impl Recorder {
                 "this console lost the journal's lease; another records now",
             );
         }
-        let now_leading = holds.unwrap_or(round.leading);
+        let now_leading = holds.map_or(round.leading, |term| term.is_some());
+        let leadership = self.journal.leadership();
+        match term {
+            Some(term) => {
+                let lead = Lead {
+                    holder: self.holder.clone(),
+                    term,
+                };
+                let clusters = round.cluster_ids().into_iter().map(str::to_string);
+                leadership.led(lead, round.valid_until, clusters.collect());
+            }
+            // Not answered: what it held stands until its lease would lapse.
+            None if now_leading => {}
+            None => leadership.lost(),
+        }
         if now_leading && !round.leading {
             // Taken over (or first start): what happened before is
             // another console's record, or none. What it wrote last is
@@ -300,24 +317,24 @@ impl Recorder {
         &self,
         store: &JournalStore,
         round: &mut Round,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Option<Term>, StoreError> {
         let presence = &mut round.presence;
         match store.hold_lease(&self.holder, round.lease).await {
-            Ok(true) => {
+            Ok(Some(term)) => {
                 presence.hold(store).await;
-                Ok(true)
+                Ok(Some(term))
             }
-            Ok(false) if round.leading => Ok(false),
+            Ok(None) if round.leading => Ok(None),
             // The lock free (or kept from a takeover that failed): the
             // recording console's session may be over.
-            Ok(false) if presence.hold(store).await => {
+            Ok(None) if presence.hold(store).await => {
                 let taken = store.take_lease_over(&self.holder, round.lease).await;
                 match taken {
-                    Ok(true) => tracing::info!(
+                    Ok(Some(_)) => tracing::info!(
                         "the recording console's database session ended; this console takes over"
                     ),
                     // The holder never had the lock: left to it.
-                    Ok(false) => presence.let_go(),
+                    Ok(None) => presence.let_go(),
                     Err(_) => {}
                 }
                 taken
@@ -358,7 +375,10 @@ impl Recorder {
                         // a refusal of every cluster's records because a
                         // write this console made itself is unknown.
                         f.expect = found.or(f.expect.take());
-                        f.resumed = start.detail.as_deref() == Some(RESUMED);
+                        f.resumed = matches!(
+                            start.event(),
+                            Some(Event::RecordingStarted { resumed: true, .. })
+                        );
                         f.to_find = ToFind::ALL;
                         f.started_at = at;
                         pending.push(start);
@@ -499,6 +519,7 @@ impl Recorder {
         // The lock first: a console that gets it must find the lease
         // still this one's, not its successor's.
         round.presence.let_go();
+        self.journal.leadership().lost();
         if let Err(e) = store.release_lease(&self.holder).await {
             tracing::warn!(error = %e, "the journal's lease could not be let go; another console takes over once it lapses");
         }
@@ -517,6 +538,7 @@ impl Recorder {
         round.pending.clear();
         round.unanswered = None;
         round.presence.let_go();
+        self.journal.leadership().lost();
     }
 
     /// The lease is this console's again after it lapsed while the database
@@ -643,19 +665,20 @@ impl Recorder {
         cluster: &str,
         at: i64,
     ) -> (JournalEvent, Option<Option<LastWrite>>) {
-        let event = JournalEvent::new(at, cluster, EventKind::RecordingStarted);
+        let fresh = Event::RecordingStarted {
+            gap_from: None,
+            resumed: false,
+        };
         match store.last_write(cluster).await {
             Ok(Some(last)) => {
-                let bridged = at - last.until <= BRIDGED_GAP;
-                let event = JournalEvent {
-                    before: Some(last.until.to_string()),
-                    ..event
-                }
-                .detail(if bridged { RESUMED } else { "" });
-                (event, Some(Some(last)))
+                let event = Event::RecordingStarted {
+                    gap_from: Some(last.until),
+                    resumed: at - last.until <= BRIDGED_GAP,
+                };
+                (event.record(at, cluster), Some(Some(last)))
             }
-            Ok(None) => (event, Some(None)),
-            Err(_) => (event, None),
+            Ok(None) => (fresh.record(at, cluster), Some(None)),
+            Err(_) => (fresh.record(at, cluster), None),
         }
     }
 

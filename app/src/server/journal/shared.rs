@@ -9,6 +9,7 @@ use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use super::leadership::Leadership;
 use super::since::SinceIndex;
 use super::store::{EventFilter, JournalStore, StoreError};
 use crate::admin_api::types::{ModelView, NodeView, ReplicaView};
@@ -32,6 +33,7 @@ pub struct Journal {
     /// llmgw apart: for `/metrics`.
     periods: AtomicU64,
     recording_micros: AtomicU64,
+    leadership: Leadership,
 }
 
 impl Journal {
@@ -47,6 +49,12 @@ impl Journal {
     /// files it names without where they are on the server.
     pub fn error_for_viewers(&self) -> Option<String> {
         self.error().map(|e| crate::format::without_paths(&e))
+    }
+
+    /// Whether this console acts for a cluster, and under which lease
+    /// (see `leadership`).
+    pub fn leadership(&self) -> &Leadership {
+        &self.leadership
     }
 
     /// The store, once the recorder has opened it.
@@ -132,7 +140,7 @@ impl Journal {
         for n in nodes {
             let state = super::transitions::node_state(n);
             let dates = NodeSince {
-                state: index.node(cluster, &n.id, &state).map(checked_now),
+                state: index.node(cluster, &n.id, state).map(checked_now),
                 unhealthy: n
                     .unhealthy
                     .iter()

@@ -7,6 +7,8 @@
 use std::collections::HashMap;
 
 use super::transitions::USUAL;
+use crate::audit_record::Outcome;
+use crate::journal_event::{Attempt, Event};
 use crate::journal_record::{
     ATTEMPT_LEAD, EventKind, FaultDate, JournalEvent, StateSince, storable,
 };
@@ -18,9 +20,7 @@ pub const BRIDGED_GAP: i64 = 600;
 
 const UNHEALTHY: &str = "unhealthy";
 
-/// The detail of a start of recording after a gap no longer than
-/// [`BRIDGED_GAP`].
-pub const RESUMED: &str = "resumed";
+pub use crate::journal_event::RESUMED;
 
 /// How much older than a replica its date may be: the age llmgw gave is
 /// that of the last read of the list, which may be a period or more old
@@ -63,39 +63,24 @@ struct Change {
     reason: Option<String>,
 }
 
-/// Where a node, model or replica now is: an appearance's state is its
-/// detail, a change's or a finding's its `after`; one that went is no
-/// longer followed.
+/// `name` of `cluster` is now in `state`, since `at`; `found` when it
+/// was found so as recording started rather than seen to begin.
 fn track(
     marks: &mut HashMap<(String, String), Mark>,
-    key: Option<(String, String)>,
-    e: &JournalEvent,
+    cluster: &str,
+    name: &str,
+    (at, state, found): (i64, &str, bool),
 ) {
-    let Some(key) = key else { return };
-    let state = match e.kind {
-        EventKind::NodeGone | EventKind::ModelGone | EventKind::ReplicaGone => {
-            marks.remove(&key);
-            return;
-        }
-        EventKind::NodeAppeared | EventKind::ModelAppeared | EventKind::ReplicaAppeared => {
-            &e.detail
-        }
-        _ => &e.after,
+    let mark = Mark {
+        at,
+        state: state.to_string(),
+        found,
     };
-    let state = state.clone().unwrap_or_default();
-    let found = EventKind::SEEN.contains(&e.kind);
-    marks.insert(
-        key,
-        Mark {
-            at: e.at,
-            state,
-            found,
-        },
-    );
+    marks.insert((cluster.to_string(), name.to_string()), mark);
 }
 
-fn key(cluster: &str, name: &Option<String>) -> Option<(String, String)> {
-    name.as_ref().map(|n| (cluster.to_string(), n.clone()))
+fn untrack(marks: &mut HashMap<(String, String), Mark>, cluster: &str, name: &str) {
+    marks.remove(&(cluster.to_string(), name.to_string()));
 }
 
 /// The key of what llmgw calls `name`, as the journal keeps it.
@@ -104,63 +89,76 @@ fn named(cluster: &str, name: &str) -> (String, String) {
 }
 
 impl SinceIndex {
-    /// Takes in `events`, oldest first.
+    /// Takes in `events`, oldest first. Names are as the journal keeps
+    /// them already.
     pub fn apply(&mut self, events: &[JournalEvent]) {
         for e in events {
             self.last_id = self.last_id.max(e.id);
-            let node = key(&e.cluster, &e.node);
-            let model = key(&e.cluster, &e.model);
-            match e.kind {
-                EventKind::RecordingStarted => {
-                    if e.detail.as_deref() != Some(RESUMED) {
-                        self.started.insert(e.cluster.clone(), e.at);
+            let Some(event) = e.event() else { continue };
+            let (c, at) = (e.cluster.as_str(), e.at);
+            let seen = |state| (at, state, false);
+            match event {
+                Event::RecordingStarted { resumed, .. } => {
+                    if !resumed {
+                        self.started.insert(c.to_string(), at);
                     }
-                    self.resumed.insert(e.cluster.clone(), e.at);
+                    self.resumed.insert(c.to_string(), at);
                 }
-                EventKind::NodeSeen => track(&mut self.nodes, node, e),
-                EventKind::ModelSeen => track(&mut self.models, model, e),
-                EventKind::NodeAppeared | EventKind::NodeState | EventKind::NodeGone => {
-                    // A node that goes, or appears (again), starts its GPUs'
-                    // record afresh: its unhealthy ones follow its appearance.
-                    if e.kind != EventKind::NodeState
-                        && let Some(k) = &node
-                    {
-                        self.gpus.remove(k);
-                    }
-                    track(&mut self.nodes, node, e);
+                Event::NodeSeen { node, found } => {
+                    track(&mut self.nodes, c, node, (at, found.now, true));
                 }
-                EventKind::GpuUnhealthy | EventKind::GpuSeen => {
-                    if let (Some(k), Some(gpu)) = (node, &e.detail) {
-                        let mark = Mark {
-                            at: e.at,
-                            state: UNHEALTHY.into(),
-                            found: e.kind == EventKind::GpuSeen,
-                        };
-                        self.gpus.entry(k).or_default().insert(gpu.clone(), mark);
-                    }
+                Event::ModelSeen { model, found } => {
+                    track(&mut self.models, c, model, (at, found.now, true));
+                }
+                Event::ReplicaSeen { replica, found, .. } => {
+                    track(&mut self.replicas, c, replica, (at, found.now, true));
+                }
+                // A node that goes, or appears (again), starts its GPUs'
+                // record afresh: its unhealthy ones follow its appearance.
+                Event::NodeAppeared { node, state } => {
+                    self.gpus.remove(&(c.to_string(), node.to_string()));
+                    track(&mut self.nodes, c, node, seen(state));
+                }
+                Event::NodeState { node, now, .. } => track(&mut self.nodes, c, node, seen(now)),
+                Event::NodeGone { node } => {
+                    self.gpus.remove(&(c.to_string(), node.to_string()));
+                    untrack(&mut self.nodes, c, node);
+                }
+                Event::GpuUnhealthy { node, gpu } | Event::GpuSeen { node, gpu } => {
+                    let mark = Mark {
+                        at,
+                        state: UNHEALTHY.into(),
+                        found: e.kind == EventKind::GpuSeen,
+                    };
+                    let gpus = self.gpus.entry((c.to_string(), node.to_string()));
+                    gpus.or_default().insert(gpu.to_string(), mark);
                 }
                 // Only GPUs unhealthy now are followed, so that lines llmgw
                 // no longer sends do not pile up.
-                EventKind::GpuHealthy => {
-                    if let (Some(k), Some(gpu)) = (node, &e.detail)
-                        && let Some(gpus) = self.gpus.get_mut(&k)
-                    {
+                Event::GpuHealthy { node, gpu } => {
+                    let k = (c.to_string(), node.to_string());
+                    if let Some(gpus) = self.gpus.get_mut(&k) {
                         gpus.remove(gpu);
                         if gpus.is_empty() {
                             self.gpus.remove(&k);
                         }
                     }
                 }
-                EventKind::ModelAppeared | EventKind::ModelStatus | EventKind::ModelGone => {
-                    track(&mut self.models, model, e);
+                Event::ModelAppeared { model, status } => {
+                    track(&mut self.models, c, model, seen(status));
                 }
-                EventKind::ReplicaAppeared
-                | EventKind::ReplicaState
-                | EventKind::ReplicaGone
-                | EventKind::ReplicaSeen => {
-                    track(&mut self.replicas, key(&e.cluster, &e.replica), e);
+                Event::ModelStatus { model, now, .. } => {
+                    track(&mut self.models, c, model, seen(now));
                 }
-                EventKind::Attempt => self.apply_attempt(e),
+                Event::ModelGone { model } => untrack(&mut self.models, c, model),
+                Event::ReplicaAppeared { replica, state, .. } => {
+                    track(&mut self.replicas, c, replica, seen(state));
+                }
+                Event::ReplicaState { replica, now, .. } => {
+                    track(&mut self.replicas, c, replica, seen(now));
+                }
+                Event::ReplicaGone { replica, .. } => untrack(&mut self.replicas, c, replica),
+                Event::Attempt(a) => self.take_attempt(c, at, &a),
                 _ => {}
             }
         }
@@ -171,21 +169,25 @@ impl SinceIndex {
     /// in twice (at once from the audit, then from the record), it says
     /// the same.
     pub fn apply_attempt(&mut self, e: &JournalEvent) {
-        if e.kind != EventKind::Attempt || e.after.as_deref() != Some("done") {
+        if let Some(Event::Attempt(a)) = e.event() {
+            self.take_attempt(&e.cluster, e.at, &a);
+        }
+    }
+
+    fn take_attempt(&mut self, cluster: &str, at: i64, a: &Attempt<'_>) {
+        if a.outcome != Outcome::Done {
             return;
         }
-        let asked = e.asked_state();
         // Named as the journal keeps it: one taken at once from the audit
         // has llmgw's name.
-        let node = e.node.as_deref().map(|n| named(&e.cluster, n));
-        if let (Some(k), Some(state)) = (node, asked) {
+        if let (Some(node), Some(state)) = (a.node, a.state) {
             self.changes.insert(
-                k,
+                named(cluster, node),
                 Change {
-                    at: e.at,
+                    at,
                     state: state.to_string(),
-                    actor: e.actor.clone(),
-                    reason: e.detail.clone(),
+                    actor: Some(a.actor.to_string()),
+                    reason: a.note.as_deref().map(str::to_string),
                 },
             );
         }
@@ -373,13 +375,21 @@ mod tests {
     }
 
     fn ix_attempt(when: i64) -> JournalEvent {
-        JournalEvent {
-            actor: Some("alice".into()),
-            ..JournalEvent::new(when, "eu", EventKind::Attempt)
-                .node("n1")
-                .change("set_node_state cordoned", "done")
-                .detail("NVLink errors, RMA 4411")
-        }
+        node_change(when, "cordoned", "alice", "NVLink errors, RMA 4411")
+    }
+
+    /// `actor` set n1 of "eu" to `state` through a console at `when`.
+    fn node_change(when: i64, state: &str, actor: &str, note: &str) -> JournalEvent {
+        Event::Attempt(Attempt {
+            action: "set_node_state",
+            node: Some("n1"),
+            model: None,
+            state: Some(state),
+            outcome: Outcome::Done,
+            actor,
+            note: Some(note.into()),
+        })
+        .record(when, "eu")
     }
 
     /// `node` of "eu" found in `state` at `when`, the `id`th record.
@@ -722,18 +732,7 @@ mod tests {
     #[test]
     fn a_change_through_a_console_says_who_and_why_before_the_record_has_the_state() {
         let mut ix = SinceIndex::default();
-        let change = |id, when, state: &str| {
-            at(
-                id,
-                JournalEvent {
-                    actor: Some("jane".into()),
-                    ..JournalEvent::new(when, "eu", EventKind::Attempt)
-                        .node("n1")
-                        .change(format!("set_node_state {state}"), "done")
-                        .detail("RMA 5120")
-                },
-            )
-        };
+        let change = |id, when, state: &str| at(id, node_change(when, state, "jane", "RMA 5120"));
         ix.apply(&[started(1, 100), cordoned(2, 200, "n1")]);
         // The record says cordoned since 200; jane's uncordon at 300 is
         // not in it yet.

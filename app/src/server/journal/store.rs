@@ -8,7 +8,11 @@ use std::time::Duration;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{AnyConnection, AnyPool, Executor, Row};
 
+pub(super) use super::database::now;
+pub use super::database::{Backend, StoreError};
 use super::latest;
+use super::migrations;
+use super::sql::{Statement, Value};
 use crate::journal_record::{EventKind, JournalEvent, storable};
 
 /// Rows in one INSERT: its SQL and values are held at once, so a burst is
@@ -25,16 +29,6 @@ const WRITE_LOCK: i64 = 0x6c6c_6d67_7777_7269;
 /// The columns of a record after its id, in the order every statement uses.
 const COLUMNS: &str =
     "at, cluster, kind, node, model, replica, from_state, to_state, actor, detail";
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Backend {
-    Sqlite,
-    Postgres,
-}
-
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct StoreError(String);
 
 /// How long an operation on the journal waits for its database. A network
 /// cut between them leaves connections silent, not closed, for as long as
@@ -71,12 +65,6 @@ pub(super) async fn answered<T>(
             within.as_secs()
         )))
     })
-}
-
-impl From<sqlx::Error> for StoreError {
-    fn from(e: sqlx::Error) -> Self {
-        Self(e.to_string())
-    }
 }
 
 /// Which records to read: each field narrows, none given is all.
@@ -305,74 +293,9 @@ impl JournalStore {
         Ok(tx)
     }
 
+    /// Brings the schema up to date (see `migrations`), then takes into
+    /// `latest` what a console without it wrote.
     async fn create_schema(&self) -> Result<(), StoreError> {
-        let id = match self.backend {
-            Backend::Sqlite => "INTEGER PRIMARY KEY",
-            Backend::Postgres => "BIGSERIAL PRIMARY KEY",
-        };
-        let statements = [
-            format!(
-                "CREATE TABLE IF NOT EXISTS journal (
-                    id {id},
-                    at BIGINT NOT NULL,
-                    cluster TEXT NOT NULL,
-                    kind TEXT NOT NULL,
-                    node TEXT,
-                    model TEXT,
-                    replica TEXT,
-                    from_state TEXT,
-                    to_state TEXT,
-                    actor TEXT,
-                    detail TEXT
-                )"
-            ),
-            "CREATE INDEX IF NOT EXISTS journal_cluster ON journal (cluster, id)".into(),
-            "CREATE INDEX IF NOT EXISTS journal_node ON journal (cluster, node, id)".into(),
-            "CREATE INDEX IF NOT EXISTS journal_model ON journal (cluster, model, id)".into(),
-            "CREATE INDEX IF NOT EXISTS journal_at ON journal (at)".into(),
-            // The events page's filter by kind: a rare kind is found by
-            // the index, not by reading every record back from the newest.
-            "CREATE INDEX IF NOT EXISTS journal_kind ON journal (cluster, kind, id)".into(),
-            // How far each cluster's record reaches, and which console
-            // wrote it, renewed each period: a console that starts
-            // recording again knows how long the gap was, and one that
-            // was cut off whether another recorded meanwhile.
-            "CREATE TABLE IF NOT EXISTS recorded (
-                cluster TEXT PRIMARY KEY,
-                until_at BIGINT NOT NULL,
-                recorded_by TEXT
-            )"
-            .into(),
-            // The wall's trends (see `trends`): a sample of each
-            // cluster's figures a minute.
-            "CREATE TABLE IF NOT EXISTS samples (
-                cluster TEXT NOT NULL,
-                at BIGINT NOT NULL,
-                gpu_free BIGINT NOT NULL,
-                gpu_total BIGINT NOT NULL,
-                unhealthy_gpus BIGINT NOT NULL,
-                not_serving BIGINT NOT NULL,
-                nodes_in_trouble BIGINT NOT NULL,
-                reclaimable_bytes BIGINT NOT NULL,
-                PRIMARY KEY (cluster, at)
-            )"
-            .into(),
-            // How far each console's attempts are written, by the number
-            // of its last batch: a console whose write's answer was lost
-            // finds whether it went in, and does not write it again.
-            "CREATE TABLE IF NOT EXISTS attempts_written (
-                console TEXT PRIMARY KEY,
-                batch BIGINT NOT NULL,
-                at BIGINT NOT NULL
-            )"
-            .into(),
-            "CREATE TABLE IF NOT EXISTS recorder (
-                name TEXT PRIMARY KEY,
-                holder TEXT NOT NULL,
-                expires BIGINT NOT NULL
-            )"
-            .into(),
-        ];
         // Taking in what an older console wrote may take long on a
         // large journal: done once, without a limit. Its first statements
         // only read when the tables are there: on SQLite it takes the write
@@ -396,23 +319,18 @@ impl JournalStore {
             // catching up needs the turn.
             take_turn(&mut tx, WRITE_LOCK).await?;
         }
-        // Only what is missing: even `IF NOT EXISTS` asks PostgreSQL for
-        // a lock on the table, which waits behind a long prune's, and
-        // every console's writes would then wait behind it.
-        let present = present_names(&mut tx, self.backend).await?;
-        let statements = statements.iter().map(String::as_str);
-        for statement in statements.chain(latest::SCHEMA) {
-            if !present
-                .iter()
-                .any(|name| Some(name.as_str()) == created(statement))
-            {
-                sqlx::query(statement).execute(&mut *tx).await?;
-            }
-        }
-        add_recorded_by(&mut tx, self.backend).await?;
+        migrations::migrate(&mut tx, self.backend).await?;
         latest::take_in(&mut tx).await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    /// The version of the journal's schema (see `migrations`).
+    pub async fn schema_version(&self) -> Result<i64, StoreError> {
+        let row = sqlx::query("SELECT COALESCE(MAX(version), 0) FROM journal_schema")
+            .fetch_one(&self.readers)
+            .await?;
+        Ok(row.try_get(0)?)
     }
 
     /// Writes `events` in one transaction: all of them or none.
@@ -471,8 +389,8 @@ impl JournalStore {
         limit: u32,
     ) -> Result<Vec<JournalEvent>, StoreError> {
         answered(ANSWER_WITHIN, async move {
-            let sql = read_sql(filter);
-            let rows = read_query(&sql, filter, limit)
+            let rows = read_statement(filter, limit)
+                .query()
                 .fetch_all(&self.readers)
                 .await?;
             Ok(rows.iter().filter_map(event_of).collect())
@@ -583,14 +501,6 @@ impl JournalStore {
     }
 }
 
-/// The database's clock, in whole seconds since 1970.
-pub(super) fn now(backend: Backend) -> &'static str {
-    match backend {
-        Backend::Sqlite => "CAST(strftime('%s', 'now') AS BIGINT)",
-        Backend::Postgres => "CAST(EXTRACT(EPOCH FROM now()) AS BIGINT)",
-    }
-}
-
 /// Characters of a path that an SQLite URL's reader would take for
 /// something else: a query, a fragment, an escape.
 const NOT_IN_PATH: &percent_encoding::AsciiSet =
@@ -666,30 +576,27 @@ pub(super) async fn insert_events(
         take_turn(conn, WRITE_LOCK).await?;
     }
     for chunk in events.chunks(ROWS_PER_INSERT) {
-        let rows: Vec<String> = (0..chunk.len())
-            .map(|r| {
-                let params: Vec<String> = (1..=10).map(|c| format!("${}", r * 10 + c)).collect();
-                format!("({})", params.join(", "))
-            })
-            .collect();
-        let sql = format!("INSERT INTO journal ({COLUMNS}) VALUES {}", rows.join(", "));
+        let mut insert = Statement::new(&format!("INSERT INTO journal ({COLUMNS}) VALUES "));
+        for (i, e) in chunk.iter().enumerate() {
+            let text = |t: &Option<String>| Value::from(t.as_deref().map(storable));
+            insert.push(if i == 0 { "(" } else { ", (" });
+            insert.bind_all([
+                Value::Int(e.at),
+                storable(&e.cluster).into(),
+                e.kind.as_str().into(),
+                text(&e.node),
+                text(&e.model),
+                text(&e.replica),
+                text(&e.before),
+                text(&e.after),
+                text(&e.actor),
+                text(&e.detail),
+            ]);
+            insert.push(")");
+        }
         // Not kept prepared: a batch's size varies, and each size would
         // be a statement of its own held by every connection.
-        let mut query = sqlx::query(&sql).persistent(false);
-        for e in chunk {
-            query = query
-                .bind(e.at)
-                .bind(storable(&e.cluster))
-                .bind(e.kind.as_str())
-                .bind(e.node.as_deref().map(storable))
-                .bind(e.model.as_deref().map(storable))
-                .bind(e.replica.as_deref().map(storable))
-                .bind(e.before.as_deref().map(storable))
-                .bind(e.after.as_deref().map(storable))
-                .bind(e.actor.as_deref().map(storable))
-                .bind(e.detail.as_deref().map(storable));
-        }
-        query.execute(&mut *conn).await?;
+        insert.query().persistent(false).execute(&mut *conn).await?;
     }
     latest::take_in(conn).await?;
     Ok(())
@@ -717,46 +624,24 @@ pub(super) async fn mark_recorded_on(
     Ok(())
 }
 
-/// The tables and indexes of the journal's schema that exist.
-async fn present_names(
-    conn: &mut AnyConnection,
-    backend: Backend,
-) -> Result<Vec<String>, StoreError> {
-    let sql = match backend {
-        Backend::Sqlite => "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')",
-        Backend::Postgres => {
-            // The schema by its name as stored: a cast of the name would
-            // read it as SQL would (`Ops-Console` folded, or refused).
-            "SELECT CAST(relname AS TEXT) FROM pg_class WHERE relnamespace =
-             (SELECT oid FROM pg_namespace WHERE nspname = current_schema())"
+/// The statement [`JournalStore::read`] runs for `filter`, with its
+/// values.
+fn read_statement(filter: &EventFilter, limit: u32) -> Statement {
+    let mut s = Statement::new(&format!("SELECT id, {COLUMNS} FROM journal WHERE TRUE"));
+    let names = [
+        ("cluster", &filter.cluster),
+        ("node", &filter.node),
+        ("model", &filter.model),
+    ];
+    for (column, value) in names {
+        if let Some(value) = value {
+            s.push(&format!(" AND {column} = ")).bind(storable(value));
         }
-    };
-    let rows = sqlx::query(sql).fetch_all(&mut *conn).await?;
-    Ok(rows.iter().filter_map(|r| r.try_get(0).ok()).collect())
-}
-
-/// The statement [`JournalStore::read`] runs for `filter`: its
-/// placeholders in the order `read` binds them (cluster, node, model,
-/// kinds, since, until, before, limit).
-fn read_sql(filter: &EventFilter) -> String {
-    let mut conditions = Vec::new();
-    let mut n = 0;
-    let mut next = || {
-        n += 1;
-        format!("${n}")
-    };
-    if filter.cluster.is_some() {
-        conditions.push(format!("cluster = {}", next()));
-    }
-    if filter.node.is_some() {
-        conditions.push(format!("node = {}", next()));
-    }
-    if filter.model.is_some() {
-        conditions.push(format!("model = {}", next()));
     }
     if !filter.kinds.is_empty() {
-        let params: Vec<String> = filter.kinds.iter().map(|_| next()).collect();
-        conditions.push(format!("{} IN ({})", kind_term(filter), params.join(", ")));
+        s.push(&format!(" AND {} IN (", kind_term(filter)));
+        s.bind_all(filter.kinds.iter().map(|k| k.as_str()))
+            .push(")");
     }
     // The states found as recording started: thousands at once, and no
     // change. Shown when only they are asked for; a finding of a change
@@ -764,53 +649,23 @@ fn read_sql(filter: &EventFilter) -> String {
     let only_findings =
         !filter.kinds.is_empty() && filter.kinds.iter().all(|k| EventKind::SEEN.contains(k));
     if !only_findings {
-        conditions.push(format!(
-            "NOT (kind IN ({}) AND from_state IS NULL)",
+        s.push(&format!(
+            " AND NOT (kind IN ({}) AND from_state IS NULL)",
             seen_kinds()
         ));
     }
-    if filter.since.is_some() {
-        conditions.push(format!("at >= {}", next()));
+    let bounds = [
+        ("at >=", filter.since),
+        ("at <=", filter.until),
+        ("id <", filter.before_id),
+    ];
+    for (term, value) in bounds {
+        if let Some(value) = value {
+            s.push(&format!(" AND {term} ")).bind(value);
+        }
     }
-    if filter.until.is_some() {
-        conditions.push(format!("at <= {}", next()));
-    }
-    if filter.before_id.is_some() {
-        conditions.push(format!("id < {}", next()));
-    }
-    let limit_param = next();
-    let filter_sql = if conditions.is_empty() {
-        String::new()
-    } else {
-        format!("WHERE {}", conditions.join(" AND "))
-    };
-    format!("SELECT id, {COLUMNS} FROM journal {filter_sql} ORDER BY id DESC LIMIT {limit_param}")
-}
-
-/// `sql` (what [`read_sql`] made of `filter`, or a statement around it)
-/// with `filter`'s values bound in the order its placeholders name them.
-fn read_query<'q>(
-    sql: &'q str,
-    filter: &'q EventFilter,
-    limit: u32,
-) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
-    let mut query = sqlx::query(sql);
-    for value in [&filter.cluster, &filter.node, &filter.model]
-        .into_iter()
-        .flatten()
-    {
-        query = query.bind(storable(value));
-    }
-    for kind in &filter.kinds {
-        query = query.bind(kind.as_str());
-    }
-    for value in [filter.since, filter.until, filter.before_id]
-        .into_iter()
-        .flatten()
-    {
-        query = query.bind(value);
-    }
-    query.bind(i64::from(limit))
+    s.push(" ORDER BY id DESC LIMIT ").bind(i64::from(limit));
+    s
 }
 
 /// The kind column as a filter names it. With a node or a model, that
@@ -826,37 +681,6 @@ fn kind_term(filter: &EventFilter) -> &'static str {
     } else {
         "kind"
     }
-}
-
-/// The name of what `statement` (`CREATE TABLE|INDEX IF NOT EXISTS name
-/// …`) creates.
-fn created(statement: &str) -> Option<&str> {
-    let name = statement.split_whitespace().nth(5)?;
-    Some(name.split('(').next().unwrap_or(name))
-}
-
-/// Adds `recorded.recorded_by` to a journal made before it. A console
-/// from before it, writing during a rolling upgrade, leaves a newer one's
-/// name beside its own time: the time alone then tells the write apart.
-async fn add_recorded_by(conn: &mut AnyConnection, backend: Backend) -> Result<(), StoreError> {
-    // Asked first: an `ALTER TABLE` locks the table against every read,
-    // even when it has nothing to add.
-    let has = match backend {
-        Backend::Postgres => {
-            "SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = current_schema()
-             AND table_name = 'recorded' AND column_name = 'recorded_by'"
-        }
-        Backend::Sqlite => {
-            "SELECT COUNT(*) FROM pragma_table_info('recorded') WHERE name = 'recorded_by'"
-        }
-    };
-    let row = sqlx::query(has).fetch_one(&mut *conn).await?;
-    if row.try_get::<i64, _>(0)? == 0 {
-        sqlx::query("ALTER TABLE recorded ADD COLUMN recorded_by TEXT")
-            .execute(&mut *conn)
-            .await?;
-    }
-    Ok(())
 }
 
 fn event_of(row: &AnyRow) -> Option<JournalEvent> {
@@ -907,8 +731,13 @@ pub fn redacted(url: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{JournalStore, LastWrite, mark_recorded_on};
+    use sqlx::Row;
+
+    use super::{EventFilter, JournalStore, LastWrite, mark_recorded_on};
+    use crate::audit_record::Outcome;
+    use crate::journal_event::Event;
     use crate::journal_record::{EventKind, JournalEvent};
+    use crate::server::journal::since::SinceIndex;
 
     /// An SQLite journal's URL in a directory of the test's own, removed
     /// when dropped, failed test or not.
@@ -936,8 +765,10 @@ mod tests {
     /// How SQLite would answer `filter`: the indexes its plan names.
     async fn plan_of(store: &JournalStore, filter: &super::EventFilter) -> String {
         use sqlx::Row;
-        let sql = format!("EXPLAIN QUERY PLAN {}", super::read_sql(filter));
-        let rows = super::read_query(&sql, filter, 100)
+        let mut statement = super::read_statement(filter, 100);
+        let rows = statement
+            .prefix("EXPLAIN QUERY PLAN ")
+            .query()
             .fetch_all(store.pool())
             .await
             .expect("planned");
@@ -1025,9 +856,9 @@ mod tests {
         let ats: Vec<i64> = kept.iter().map(|e| e.at).collect();
         assert_eq!(ats, [1, 3, 4, 5, 8], "{kept:?}");
 
-        // As a journal from before the table would be: the next open
-        // takes all of it in.
-        for table in ["latest", "latest_upto"] {
+        // As a journal from before the table (and before the schema's
+        // versions) would be: the next open takes all of it in.
+        for table in ["latest", "latest_upto", "journal_schema"] {
             sqlx::query(&format!("DROP TABLE {table}"))
                 .execute(store.pool())
                 .await
@@ -1082,12 +913,88 @@ mod tests {
         );
     }
 
+    /// A journal written by the console as it was before the schema had
+    /// versions (2026-12-07): alice cordoned gpu-h100-01 ("NVLink errors,
+    /// RMA 4411") and uncordoned it; bob drained gpu-h100-02 ("PSU
+    /// swap"). Made with `journal-before-versions.sh` beside it.
+    const BEFORE_VERSIONS: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/journal-before-versions.db"
+    );
+
+    #[tokio::test]
+    async fn a_journal_from_before_versions_opens_with_its_dates_actors_and_reasons() {
+        let scratch = Scratch::new("before-versions");
+        std::fs::copy(BEFORE_VERSIONS, scratch.dir.join("journal.db")).expect("copied");
+        let store = JournalStore::open(&scratch.url).await.expect("opened");
+        assert_eq!(
+            store.schema_version().await.expect("read"),
+            super::migrations::NEWEST
+        );
+        let everything = EventFilter::default();
+        let records = store.read(&everything, 1_000).await.expect("read");
+        let attempts: Vec<(&str, &str, &str, &str)> = records
+            .iter()
+            .rev()
+            .filter_map(|e| match e.event()? {
+                Event::Attempt(a) if a.outcome == Outcome::Done => Some((
+                    a.node?,
+                    a.state?,
+                    a.actor,
+                    e.detail.as_deref().unwrap_or_default(),
+                )),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            attempts,
+            [
+                (
+                    "gpu-h100-01",
+                    "cordoned",
+                    "alice",
+                    "NVLink errors, RMA 4411"
+                ),
+                ("gpu-h100-02", "draining", "bob", "PSU swap"),
+                ("gpu-h100-01", "ready", "alice", ""),
+            ]
+        );
+
+        // What pages say of the present is read back as before: since
+        // when, by whom and why.
+        let mut index = SinceIndex::default();
+        index.apply(&store.latest_states().await.expect("read"));
+        let drained = index
+            .node("default", "gpu-h100-02", "draining")
+            .expect("dated");
+        assert_eq!(drained.at, 1_796_656_447);
+        assert_eq!(
+            (drained.by.as_deref(), drained.reason.as_deref()),
+            (Some("bob"), Some("PSU swap"))
+        );
+
+        // Opened again: nothing left to do, the same records.
+        drop(store);
+        let store = JournalStore::open(&scratch.url)
+            .await
+            .expect("opened again");
+        let steps: i64 = sqlx::query("SELECT COUNT(*) FROM journal_schema")
+            .fetch_one(store.pool())
+            .await
+            .expect("read")
+            .try_get(0)
+            .expect("a count");
+        assert_eq!(steps, super::migrations::NEWEST, "each step once");
+        assert_eq!(store.read(&everything, 1_000).await.expect("read"), records);
+    }
+
     #[tokio::test]
     async fn a_journal_from_before_consoles_said_who_recorded_is_opened_and_written() {
         let scratch = Scratch::new("recorded-by");
         let url = &scratch.url;
         let store = JournalStore::open(url).await.expect("opened");
         for statement in [
+            "DROP TABLE journal_schema",
             "DROP TABLE recorded",
             "CREATE TABLE recorded (cluster TEXT PRIMARY KEY, until_at BIGINT NOT NULL)",
             "INSERT INTO recorded (cluster, until_at) VALUES ('eu', 7)",

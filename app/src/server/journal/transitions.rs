@@ -3,12 +3,14 @@
 //! looked at twice, so a still cluster of thousands of nodes costs one pass
 //! over each list and writes nothing.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::admin_api::types::{ModelView, NodeView, ReplicaView};
 use crate::fixes::is_silent;
 use crate::format::{DASH, ModelStatus};
+use crate::journal_event::{Event, Found};
 use crate::journal_record::{EventKind, JournalEvent, storable};
 use crate::wall::disk_nearly_full;
 
@@ -39,25 +41,45 @@ impl Reading {
 /// A list that did not answer in either read is skipped: a failed read is
 /// not every node going away.
 pub fn between(cluster: &str, before: &Reading, after: &Reading, at: i64) -> Vec<JournalEvent> {
-    let mut out = Vec::new();
-    let event = |kind| JournalEvent::new(at, cluster, kind);
+    let mut out = Records::new(at, cluster);
     if let (Some(was), Some(now)) = (&before.nodes, &after.nodes)
         && !Arc::ptr_eq(was, now)
     {
-        nodes(was, now, &event, &mut out);
+        nodes(was, now, &mut out);
     }
     if let (Some(was), Some(now)) = (&before.models, &after.models) {
         if !Arc::ptr_eq(was, now) {
-            models(was, now, &event, &mut out);
+            models(was, now, &mut out);
         }
-        headlines(now, &before.headlines, &after.headlines, &event, &mut out);
+        headlines(now, &before.headlines, &after.headlines, &mut out);
     }
     if let (Some(was), Some(now)) = (&before.replicas, &after.replicas)
         && !Arc::ptr_eq(was, now)
     {
-        replicas(was, now, &event, &mut out);
+        replicas(was, now, &mut out);
     }
-    out
+    out.rows
+}
+
+/// The records of one moment of one cluster, as they are worked out.
+struct Records<'a> {
+    at: i64,
+    cluster: &'a str,
+    rows: Vec<JournalEvent>,
+}
+
+impl<'a> Records<'a> {
+    fn new(at: i64, cluster: &'a str) -> Self {
+        Self {
+            at,
+            cluster,
+            rows: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, event: Event<'_>) {
+        self.rows.push(event.record(self.at, self.cluster));
+    }
 }
 
 /// Items of one list, each beside its namesake in another (if any).
@@ -167,57 +189,63 @@ pub fn found(
     known: &impl Fn(EventKind, &str) -> Option<String>,
     unhealthy_known: &impl Fn(&str) -> Vec<String>,
 ) -> Vec<JournalEvent> {
-    let mut out = Vec::new();
+    let mut out = Records::new(at, cluster);
     let finding = |kind, now: &str, name: &str| {
         let was = known(kind, name);
-        (was.as_deref().unwrap_or(USUAL) != now).then(|| JournalEvent {
-            before: was,
-            after: Some(now.to_string()),
-            ..JournalEvent::new(at, cluster, kind)
-        })
+        (was.as_deref().unwrap_or(USUAL) != now).then_some(was)
     };
     if let (true, Some(nodes)) = (lists.nodes, &reading.nodes) {
         for n in nodes.iter() {
             let state = node_state(n);
-            out.extend(finding(EventKind::NodeSeen, &state, &n.id).map(|e| e.node(&n.id)));
+            if let Some(was) = finding(EventKind::NodeSeen, state, &n.id) {
+                let found = Found {
+                    was: was.as_deref(),
+                    now: state,
+                };
+                out.push(Event::NodeSeen { node: &n.id, found });
+            }
             let held = unhealthy_known(&n.id);
             let now: Vec<String> = n.unhealthy.iter().map(|g| storable(g)).collect();
             for gpu in n.unhealthy.iter().filter(|g| !held.contains(&storable(g))) {
-                out.push(
-                    JournalEvent::new(at, cluster, EventKind::GpuSeen)
-                        .node(&n.id)
-                        .detail(gpu),
-                );
+                out.push(Event::GpuSeen { node: &n.id, gpu });
             }
             for gpu in held.iter().filter(|g| !now.contains(g)) {
-                out.push(
-                    JournalEvent::new(at, cluster, EventKind::GpuHealthy)
-                        .node(&n.id)
-                        .detail(gpu),
-                );
+                out.push(Event::GpuHealthy { node: &n.id, gpu });
             }
         }
     }
     if let (true, Some(models)) = (lists.models, &reading.models) {
         for m in models.iter() {
             let status = ModelStatus::of(m).label();
-            out.extend(finding(EventKind::ModelSeen, status, &m.name).map(|e| e.model(&m.name)));
+            if let Some(was) = finding(EventKind::ModelSeen, status, &m.name) {
+                let found = Found {
+                    was: was.as_deref(),
+                    now: status,
+                };
+                out.push(Event::ModelSeen {
+                    model: &m.name,
+                    found,
+                });
+            }
         }
     }
     if let (true, Some(replicas)) = (lists.replicas, &reading.replicas) {
         for r in replicas.iter() {
-            out.extend(
-                finding(EventKind::ReplicaSeen, &r.state, &r.id)
-                    .map(|e| e.replica(&r.id).model(&r.model)),
-            );
+            if let Some(was) = finding(EventKind::ReplicaSeen, &r.state, &r.id) {
+                let found = Found {
+                    was: was.as_deref(),
+                    now: &r.state,
+                };
+                out.push(Event::ReplicaSeen {
+                    replica: &r.id,
+                    model: &r.model,
+                    found,
+                });
+            }
         }
     }
-    out
+    out.rows
 }
-
-/// What a replica that went while nothing was recorded says in its
-/// `ReplicaGone` record.
-pub const GONE_UNSEEN: &str = "went while the record had a gap";
 
 /// A `ReplicaGone` at `at` for each of `held` (the replicas of `cluster`
 /// the record holds) that `replicas`, the first read after a start, no
@@ -233,40 +261,36 @@ pub fn gone_unseen<'a>(
     let listed: HashSet<String> = replicas.iter().map(|r| storable(&r.id)).collect();
     held.into_iter()
         .filter(|id| !listed.contains(*id))
-        .map(|id| {
-            JournalEvent::new(at, cluster, EventKind::ReplicaGone)
-                .replica(id)
-                .detail(GONE_UNSEEN)
+        .map(|replica| {
+            let gone = Event::ReplicaGone {
+                replica,
+                model: None,
+                unseen: true,
+            };
+            gone.record(at, cluster)
         })
         .collect()
 }
 
 /// A node's state in the console's words: a dash when not reported.
-pub fn node_state(n: &NodeView) -> String {
+pub fn node_state(n: &NodeView) -> &str {
     match n.state.as_str() {
-        "" => DASH.to_string(),
-        s => s.to_string(),
+        "" => DASH,
+        s => s,
     }
 }
 
-fn nodes(
-    was: &[NodeView],
-    now: &[NodeView],
-    event: &impl Fn(EventKind) -> JournalEvent,
-    out: &mut Vec<JournalEvent>,
-) {
+fn nodes(was: &[NodeView], now: &[NodeView], out: &mut Records<'_>) {
     let (pairs, gone) = paired(was, now, |n| &n.id);
     for (n, old) in pairs {
+        let node = n.id.as_str();
         let Some(old) = old else {
-            out.push(
-                event(EventKind::NodeAppeared)
-                    .node(&n.id)
-                    .detail(node_state(n)),
-            );
+            let state = node_state(n);
+            out.push(Event::NodeAppeared { node, state });
             // Unhealthy as it appears: dated from then, not from a time
             // the node was not there.
             for gpu in &n.unhealthy {
-                out.push(event(EventKind::GpuUnhealthy).node(&n.id).detail(gpu));
+                out.push(Event::GpuUnhealthy { node, gpu });
             }
             continue;
         };
@@ -274,81 +298,71 @@ fn nodes(
             continue;
         }
         if old.state != n.state {
-            out.push(
-                event(EventKind::NodeState)
-                    .node(&n.id)
-                    .change(node_state(old), node_state(n)),
-            );
+            let (was, now) = (node_state(old), node_state(n));
+            out.push(Event::NodeState { node, was, now });
         }
         match (is_silent(old), is_silent(n)) {
-            (false, true) => out.push(
-                event(EventKind::NodeSilent)
-                    .node(&n.id)
-                    .detail(&n.last_seen_ago),
-            ),
-            (true, false) => out.push(event(EventKind::NodeReporting).node(&n.id)),
+            (false, true) => out.push(Event::NodeSilent {
+                node,
+                last_seen: &n.last_seen_ago,
+            }),
+            (true, false) => out.push(Event::NodeReporting { node }),
             _ => {}
         }
         for gpu in n.unhealthy.iter().filter(|g| !old.unhealthy.contains(g)) {
-            out.push(event(EventKind::GpuUnhealthy).node(&n.id).detail(gpu));
+            out.push(Event::GpuUnhealthy { node, gpu });
         }
         for gpu in old.unhealthy.iter().filter(|g| !n.unhealthy.contains(g)) {
-            out.push(event(EventKind::GpuHealthy).node(&n.id).detail(gpu));
+            out.push(Event::GpuHealthy { node, gpu });
         }
         match (disk_nearly_full(old), disk_nearly_full(n)) {
-            (false, true) => out.push(
-                event(EventKind::DiskNearlyFull)
-                    .node(&n.id)
-                    .detail(format!("{} of {} GB free", n.disk_free_gb, n.disk_total_gb)),
-            ),
-            (true, false) => out.push(event(EventKind::DiskRelieved).node(&n.id)),
+            (false, true) => out.push(Event::DiskNearlyFull {
+                node,
+                free: format!("{} of {} GB free", n.disk_free_gb, n.disk_total_gb).into(),
+            }),
+            (true, false) => out.push(Event::DiskRelieved { node }),
             _ => {}
         }
     }
     for gone in gone {
-        out.push(event(EventKind::NodeGone).node(&gone.id));
+        out.push(Event::NodeGone { node: &gone.id });
     }
 }
 
-fn models(
-    was: &[ModelView],
-    now: &[ModelView],
-    event: &impl Fn(EventKind) -> JournalEvent,
-    out: &mut Vec<JournalEvent>,
-) {
+/// Ready replicas over the minimum: "1/2".
+fn at_minimum(m: &ModelView) -> Cow<'static, str> {
+    format!("{}/{}", m.ready, m.min).into()
+}
+
+fn models(was: &[ModelView], now: &[ModelView], out: &mut Records<'_>) {
     let (pairs, gone) = paired(was, now, |m| &m.name);
     for (m, old) in pairs {
+        let model = m.name.as_str();
         let status = ModelStatus::of(m);
         let Some(old) = old else {
-            out.push(
-                event(EventKind::ModelAppeared)
-                    .model(&m.name)
-                    .detail(status.label()),
-            );
+            out.push(Event::ModelAppeared {
+                model,
+                status: status.label(),
+            });
             continue;
         };
         let was_status = ModelStatus::of(old);
         if was_status != status {
-            out.push(
-                event(EventKind::ModelStatus)
-                    .model(&m.name)
-                    .change(was_status.label(), status.label()),
-            );
+            out.push(Event::ModelStatus {
+                model,
+                was: was_status.label(),
+                now: status.label(),
+            });
         }
+        let (was, now) = (at_minimum(old), at_minimum(m));
         match (ModelStatus::not_serving(old), ModelStatus::not_serving(m)) {
-            (false, true) => out.push(event(EventKind::BelowMinimum).model(&m.name).change(
-                format!("{}/{}", old.ready, old.min),
-                format!("{}/{}", m.ready, m.min),
-            )),
-            (true, false) => out.push(event(EventKind::BackToMinimum).model(&m.name).change(
-                format!("{}/{}", old.ready, old.min),
-                format!("{}/{}", m.ready, m.min),
-            )),
+            (false, true) => out.push(Event::BelowMinimum { model, was, now }),
+            (true, false) => out.push(Event::BackToMinimum { model, was, now }),
             _ => {}
         }
     }
     for gone in gone {
-        out.push(event(EventKind::ModelGone).model(&gone.name));
+        out.push(Event::ModelGone { model: &gone.name });
     }
 }
 
@@ -358,8 +372,7 @@ fn headlines(
     catalog: &[ModelView],
     was: &HashMap<String, String>,
     now: &HashMap<String, String>,
-    event: &impl Fn(EventKind) -> JournalEvent,
-    out: &mut Vec<JournalEvent>,
+    out: &mut Records<'_>,
 ) {
     let mut changed: Vec<(&str, &str, &str)> = now
         .iter()
@@ -370,39 +383,38 @@ fn headlines(
         .filter(|(model, _, _)| catalog.iter().any(|m| m.name == *model))
         .collect();
     changed.sort_unstable();
-    for (model, old, headline) in changed {
-        out.push(
-            event(EventKind::PlacementReason)
-                .model(model)
-                .change(old, headline),
-        );
+    for (model, was, now) in changed {
+        out.push(Event::PlacementReason { model, was, now });
     }
 }
 
 /// A replica's error: its own, or else its first shard's.
-fn replica_error(r: &ReplicaView) -> Option<String> {
+fn replica_error(r: &ReplicaView) -> Option<Cow<'_, str>> {
     if !r.err.is_empty() {
-        return Some(r.err.clone());
+        return Some(Cow::Borrowed(&r.err));
     }
     r.shards
         .iter()
         .find(|s| !s.err.is_empty())
-        .map(|s| format!("shard {} on {}: {}", s.id, s.node, s.err))
+        .map(|s| format!("shard {} on {}: {}", s.id, s.node, s.err).into())
 }
 
-fn replicas(
-    was: &[ReplicaView],
-    now: &[ReplicaView],
-    event: &impl Fn(EventKind) -> JournalEvent,
-    out: &mut Vec<JournalEvent>,
-) {
+fn replicas(was: &[ReplicaView], now: &[ReplicaView], out: &mut Records<'_>) {
     let (pairs, gone) = paired(was, now, |r| &r.id);
     for (r, old) in pairs {
-        let on = |e: JournalEvent| e.replica(&r.id).model(&r.model);
+        let (replica, model) = (r.id.as_str(), r.model.as_str());
         let Some(old) = old else {
-            out.push(on(event(EventKind::ReplicaAppeared)).detail(&r.state));
+            out.push(Event::ReplicaAppeared {
+                replica,
+                model,
+                state: &r.state,
+            });
             if let Some(error) = replica_error(r) {
-                out.push(on(event(EventKind::ReplicaFailed)).detail(error));
+                out.push(Event::ReplicaFailed {
+                    replica,
+                    model,
+                    error,
+                });
             }
             continue;
         };
@@ -410,20 +422,29 @@ fn replicas(
             continue;
         }
         if old.state != r.state {
-            out.push(on(event(EventKind::ReplicaState)).change(&old.state, &r.state));
+            out.push(Event::ReplicaState {
+                replica,
+                model,
+                was: &old.state,
+                now: &r.state,
+            });
         }
         if let Some(error) = replica_error(r)
             && replica_error(old).as_ref() != Some(&error)
         {
-            out.push(on(event(EventKind::ReplicaFailed)).detail(error));
+            out.push(Event::ReplicaFailed {
+                replica,
+                model,
+                error,
+            });
         }
     }
     for gone in gone {
-        out.push(
-            event(EventKind::ReplicaGone)
-                .replica(&gone.id)
-                .model(&gone.model),
-        );
+        out.push(Event::ReplicaGone {
+            replica: &gone.id,
+            model: Some(&gone.model),
+            unseen: false,
+        });
     }
 }
 
@@ -431,6 +452,7 @@ fn replicas(
 mod tests {
     use super::*;
     use crate::admin_api::types::{NodeState, Shard};
+    use crate::journal_event::GONE_UNSEEN;
 
     fn node(id: &str, state: NodeState) -> NodeView {
         NodeView {
