@@ -7,6 +7,7 @@ mod latest;
 pub mod leadership;
 pub mod lease;
 mod migrations;
+mod outbox;
 pub mod recorder;
 pub mod shared;
 pub mod since;

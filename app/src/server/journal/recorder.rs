@@ -6,7 +6,10 @@
 //!
 //! Of several consoles on one database only the holder of the lease
 //! writes (see `lease`): nothing is recorded twice, and another console
-//! takes over when the holder stops, dies, or is cut off.
+//! takes over when the holder stops, dies, or is cut off. Each period is
+//! the same loop: observe every cluster, diff against the last reading,
+//! write the outbox (`outbox`) under the lease, prune when due; the
+//! leadership (`leadership`) is told what the lease is.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,6 +17,7 @@ use std::time::Duration;
 
 use super::leadership::{Lead, Term};
 use super::lease::{Period, Presence};
+use super::outbox::{AttemptBatches, Outbox, Resent, Settled};
 use super::shared::Journal;
 use super::since::BRIDGED_GAP;
 use super::store::{JournalStore, LastWrite, StoreError};
@@ -91,7 +95,7 @@ struct Followed {
 struct Round {
     followed: Vec<Followed>,
     /// Records seen and not yet written.
-    pending: Vec<JournalEvent>,
+    outbox: Outbox,
     /// Whether this console held the lease at its last period.
     leading: bool,
     presence: Presence,
@@ -101,16 +105,8 @@ struct Round {
     pruned_at: Option<std::time::Instant>,
     /// How long a lease lasts, in seconds.
     lease: i64,
-    /// A write whose answer did not come (its database cut off, or past
-    /// its time): its `at`, and how many of `pending`, the oldest, it held.
-    /// It may have been committed all the same.
-    unanswered: Option<(i64, usize)>,
-    /// This console's batches of attempts: the number of the last.
-    batches: i64,
-    /// A batch of attempts not written, or whose answer did not come: its
-    /// number and its attempts, sent again under that number (so that
-    /// one the database had committed is not written twice).
-    attempts_unanswered: Option<(i64, Vec<JournalEvent>)>,
+    /// This console's attempts on their way to the journal.
+    attempts: AttemptBatches,
 }
 
 impl Round {
@@ -118,12 +114,7 @@ impl Round {
     /// (see [`PENDING_LIMIT`]) and recording of every cluster starts again
     /// from what it finds. Says how many went.
     fn shed_past(&mut self, limit: usize) -> Option<usize> {
-        if self.pending.len() <= limit {
-            return None;
-        }
-        let dropped = self.pending.len();
-        self.pending.clear();
-        self.unanswered = None;
+        let dropped = self.outbox.shed_past(limit)?;
         for f in &mut self.followed {
             f.last = None;
         }
@@ -166,7 +157,7 @@ impl Round {
         samples: &'a [(String, crate::wall::Sample)],
     ) -> Period<'a> {
         Period {
-            events: &self.pending,
+            events: self.outbox.waiting(),
             clusters,
             at,
             samples,
@@ -195,15 +186,13 @@ impl Recorder {
                     sampled_at: 0,
                 })
                 .collect(),
-            pending: Vec::new(),
+            outbox: Outbox::default(),
             leading: false,
             presence: Presence::default(),
             valid_until: 0,
             pruned_at: None,
             lease: (period * 3).max(Duration::from_secs(10)).as_secs() as i64,
-            unanswered: None,
-            batches: 0,
-            attempts_unanswered: None,
+            attempts: AttemptBatches::default(),
         };
         let mut tick = tokio::time::interval(period);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -352,7 +341,7 @@ impl Recorder {
     }
 
     /// What changed between each cluster's last reading and `reads` (when
-    /// this console records), into `round.pending`; the wall's samples due.
+    /// this console records), into its outbox; the wall's samples due.
     async fn compare(
         &self,
         store: &JournalStore,
@@ -361,13 +350,13 @@ impl Recorder {
         at: i64,
     ) -> Vec<(String, crate::wall::Sample)> {
         let mut samples = Vec::new();
-        let pending = &mut round.pending;
+        let outbox = &mut round.outbox;
         for (f, mut read) in round.followed.iter_mut().zip(reads) {
             if round.leading {
                 let shown = f.cluster.clone();
                 let cluster = &shown.tag.id;
                 match &f.last {
-                    Some(last) => pending.extend(between(cluster, last, &read, at)),
+                    Some(last) => outbox.add(between(cluster, last, &read, at)),
                     None => {
                         let (start, found) = self.started(store, cluster, at).await;
                         // A read that failed leaves the last write known
@@ -381,11 +370,11 @@ impl Recorder {
                         );
                         f.to_find = ToFind::ALL;
                         f.started_at = at;
-                        pending.push(start);
+                        outbox.add([start]);
                     }
                 }
                 if f.to_find.any() {
-                    pending.extend(self.found(f, &read, at));
+                    outbox.add(self.found(f, &read, at));
                 }
                 if at - f.sampled_at >= trends::SPACING
                     && let Some(sample) = sample_of(&f.cluster, &read, at)
@@ -437,7 +426,7 @@ impl Recorder {
                 round.presence.announced();
                 round.valid_until = asked + round.lease;
                 round.written(&self.holder, at);
-                round.pending.clear();
+                round.outbox.written();
                 // The pages' "since when" at once, not a period later.
                 self.follow(store).await;
                 true
@@ -458,7 +447,7 @@ impl Recorder {
             // is a gap in a line, not a lost record.
             Err(e) => {
                 self.journal.set(Err(&e));
-                round.unanswered = Some((at, round.pending.len()));
+                round.outbox.unanswered_at(at);
                 false
             }
         }
@@ -469,28 +458,22 @@ impl Recorder {
     /// `at`): if so, what it held is not written again. False while the
     /// database cannot say, so that nothing is written twice meanwhile.
     async fn settle_unanswered(&self, store: &JournalStore, round: &mut Round) -> bool {
-        let Some((at, held)) = round.unanswered.take() else {
-            return true;
-        };
         let Some(first) = round.followed.first() else {
             return true;
         };
-        // Not `written_since`, which reads no write at all as nobody having
-        // written since: here it means this write was not committed.
-        match store.last_write(&first.cluster.tag.id).await {
-            Ok(Some(last)) if last.is(&self.holder, at) => {
+        let cluster = first.cluster.tag.id.clone();
+        match round.outbox.settle(store, &self.holder, &cluster).await {
+            Ok(Settled::Nothing) => true,
+            Ok(Settled::Committed { at, held }) => {
                 tracing::warn!(
                     records = held,
                     "a journal write whose answer was lost had been committed; not written again"
                 );
-                round.pending.drain(..held.min(round.pending.len()));
                 round.written(&self.holder, at);
                 true
             }
-            Ok(_) => true,
             Err(e) => {
                 self.journal.set(Err(&e));
-                round.unanswered = Some((at, held));
                 false
             }
         }
@@ -530,13 +513,8 @@ impl Recorder {
     /// one saw but had not written may be in the other's record too.
     /// Dropped, so that nothing is recorded twice; the log says how much.
     fn lost(&self, round: &mut Round, why: &str) {
-        tracing::warn!(
-            holder = %self.holder,
-            dropped = round.pending.len(),
-            "{why}"
-        );
-        round.pending.clear();
-        round.unanswered = None;
+        let dropped = round.outbox.drop_all();
+        tracing::warn!(holder = %self.holder, dropped, "{why}");
         round.presence.let_go();
         self.journal.leadership().lost();
     }
@@ -553,8 +531,6 @@ impl Recorder {
         // cannot settle now is settled before the next write, and what it
         // held stays (the oldest records), to be dropped or written then.
         self.settle_unanswered(store, round).await;
-        let held = round.unanswered.map_or(0, |(_, held)| held);
-        let pending = &mut round.pending;
         for f in &mut round.followed {
             let cluster = f.cluster.tag.id.as_str();
             // A database that does not say is taken to say another did:
@@ -569,15 +545,10 @@ impl Recorder {
             if !another {
                 continue;
             }
-            let before = pending.len();
-            let mut seen = 0;
-            pending.retain(|e| {
-                seen += 1;
-                seen <= held || e.cluster != cluster
-            });
+            let dropped = round.outbox.drop_cluster(cluster);
             tracing::warn!(
                 cluster,
-                dropped = before - pending.len(),
+                dropped,
                 "another console recorded while this one was cut off from the journal; recording starts again"
             );
             f.last = None;
@@ -587,7 +558,7 @@ impl Recorder {
     /// What waits, written as the console stops, while the lease is still
     /// this console's.
     async fn write_pending(&self, store: &JournalStore, round: &mut Round) {
-        if round.pending.is_empty() || !self.settle_unanswered(store, round).await {
+        if round.outbox.is_empty() || !self.settle_unanswered(store, round).await {
             return;
         }
         let ids = round.cluster_ids();
@@ -595,14 +566,14 @@ impl Recorder {
         let period = round.period(&ids, &expected, unix_now() as i64, &[]);
         // Renewed for no time: it is let go right after.
         match store.record_period(&self.holder, 0, &period, false).await {
-            Ok(true) => round.pending.clear(),
+            Ok(true) => round.outbox.written(),
             Ok(false) => tracing::warn!(
-                dropped = round.pending.len(),
+                dropped = round.outbox.len(),
                 "journal records not written as the console stopped: its lease was lost, or another console recorded since"
             ),
             Err(e) => tracing::warn!(
                 error = %e,
-                dropped = round.pending.len(),
+                dropped = round.outbox.len(),
                 "journal records not written as the console stopped"
             ),
         }
@@ -718,33 +689,28 @@ impl Recorder {
                 "attempts not written to the journal: too many waited for its database"
             );
         }
-        if let Some((batch, held)) = round.attempts_unanswered.take() {
-            match store.append_attempts(&self.holder, batch, &held).await {
-                Ok(true) => {}
-                Ok(false) => tracing::warn!(
-                    attempts = held.len(),
+        match round.attempts.resend(store, &self.holder).await {
+            Ok(Resent::Nothing) => {}
+            Ok(Resent::Written) => self.journal.set(Ok(())),
+            Ok(Resent::AlreadyWritten(attempts)) => {
+                tracing::warn!(
+                    attempts,
                     "a batch of attempts whose answer was lost had been written; not written again"
-                ),
-                Err(e) => {
-                    self.journal.set(Err(&e));
-                    round.attempts_unanswered = Some((batch, held));
-                    return;
-                }
+                );
+                self.journal.set(Ok(()));
             }
-            self.journal.set(Ok(()));
+            // Nothing newer goes before it.
+            Err(e) => {
+                self.journal.set(Err(&e));
+                return;
+            }
         }
         let attempts = queue.take();
         if attempts.is_empty() {
             return;
         }
-        round.batches += 1;
-        let written = store
-            .append_attempts(&self.holder, round.batches, &attempts)
-            .await;
+        let written = round.attempts.send(store, &self.holder, attempts).await;
         self.journal.set(written.as_ref().map(|_| ()));
-        if written.is_err() {
-            round.attempts_unanswered = Some((round.batches, attempts));
-        }
     }
 
     async fn open(&self, period: Duration) -> JournalStore {
@@ -855,17 +821,19 @@ mod tests {
                 expect: None,
                 sampled_at: 0,
             }],
-            pending: (0..pending)
-                .map(|i| JournalEvent::new(i as i64, "eu", EventKind::NodeState))
-                .collect(),
+            outbox: {
+                let mut outbox = Outbox::default();
+                outbox.add(
+                    (0..pending).map(|i| JournalEvent::new(i as i64, "eu", EventKind::NodeState)),
+                );
+                outbox
+            },
             leading: true,
             presence: Presence::default(),
             valid_until: 0,
             pruned_at: None,
             lease: 10,
-            unanswered: None,
-            batches: 0,
-            attempts_unanswered: None,
+            attempts: AttemptBatches::default(),
         }
     }
 
@@ -873,16 +841,12 @@ mod tests {
     async fn past_the_limit_everything_waiting_goes_and_recording_starts_again() {
         let mut at_limit = round(PENDING_LIMIT);
         assert_eq!(at_limit.shed_past(PENDING_LIMIT), None);
-        assert_eq!(
-            at_limit.pending.len(),
-            PENDING_LIMIT,
-            "kept up to the limit"
-        );
+        assert_eq!(at_limit.outbox.len(), PENDING_LIMIT, "kept up to the limit");
         assert!(at_limit.followed[0].last.is_some());
 
         let mut past = round(PENDING_LIMIT + 1);
         assert_eq!(past.shed_past(PENDING_LIMIT), Some(PENDING_LIMIT + 1));
-        assert!(past.pending.is_empty(), "all of them, not the oldest");
+        assert!(past.outbox.is_empty(), "all of them, not the oldest");
         assert!(
             past.followed[0].last.is_none(),
             "the next period starts recording again from what it finds"
