@@ -1,6 +1,7 @@
 //! Both crates' layout holds: no module of `app/src` or of `src/` imports
-//! itself through others, and no page imports another page (what two pages
-//! share belongs outside `pages/`). Read from the sources, so a change that
+//! itself through others, no page imports another page (what two pages
+//! share belongs outside `pages/`), and the app's parts use only the
+//! layers below them (`LAYERS`). Read from the sources, so a change that
 //! breaks it fails here, not in review. The sources are parsed with `syn`,
 //! not searched as text: a comment is not an import, a string such as
 //! "http://x" hides nothing after it, and a path inside `view! { ... }` is
@@ -434,6 +435,145 @@ fn no_page_imports_another_page() {
         })
         .collect();
     assert!(crossings.is_empty(), "{crossings:?}");
+}
+
+/// The app's parts (its top-level files and folders), lowest first. A
+/// part uses only parts in the layers below its own: never one above, nor
+/// one beside it. So the parts never import each other round in a circle,
+/// and a newcomer knows where a change belongs by what it needs.
+const LAYERS: &[&[&str]] = &[
+    // The words every part shares: names, records, a hasher.
+    &["fast_hash", "cluster_tag", "audit_record", "journal_record"],
+    &["journal_event"],
+    // What llmgw says, and the console's errors over it.
+    &["admin_api"],
+    &["error", "format"],
+    &["staleness", "urls", "reasons", "gpu_strip", "site_map"],
+    &[
+        "table",
+        "theme",
+        "team_links",
+        "events_query",
+        "event_lines",
+        "estimate",
+    ],
+    // What the console works out of llmgw's lists.
+    &["joins"],
+    &["fixes"],
+    &["wall"],
+    &["ui_settings"],
+    // The server's own parts, then what runs in both, then the pages.
+    &["server"],
+    &["live"],
+    &["server_fns"],
+    &["components"],
+    &["tables"],
+    &["pages"],
+];
+
+/// Arrows against the layers that are there today, each with why it is
+/// still there; the layout test fails on any other, and on one of these
+/// once it is gone (so this list only shrinks).
+const AGAINST_THE_LAYERS: &[(&str, &str, &str)] = &[
+    (
+        "admin_api",
+        "error",
+        "the client's calls answer with the console's error; the error \
+         should wrap the client's, not the other way",
+    ),
+    (
+        "admin_api",
+        "server",
+        "a changing call takes the audit's proof that its record is \
+         written; the proof belongs below the client",
+    ),
+    (
+        "live",
+        "components",
+        "a live part renders the error panel; the panel belongs to live",
+    ),
+    (
+        "server",
+        "live",
+        "the change feed lives in live/ but is the server's; it moves to \
+         server/",
+    ),
+    (
+        "server",
+        "server_fns",
+        "the pipeline's table of calls (which are reads) names the server \
+         functions; it belongs with them",
+    ),
+    (
+        "ui_settings",
+        "live",
+        "the settings carry the heartbeat's type, which belongs below both",
+    ),
+];
+
+/// The part of the app a module belongs to: its top-level file or folder.
+fn part(module: &str) -> &str {
+    module.split('/').next().unwrap_or(module)
+}
+
+/// Each arrow between two parts that goes against [`LAYERS`], with one
+/// import that makes it, and the parts `LAYERS` does not place.
+fn against_the_layers(graph: &Graph) -> (BTreeMap<(String, String), String>, BTreeSet<String>) {
+    let layer_of = |p: &str| LAYERS.iter().position(|layer| layer.contains(&p));
+    let mut against = BTreeMap::new();
+    let mut unplaced = BTreeSet::new();
+    for (module, deps) in graph {
+        for dep in deps {
+            let (from, to) = (part(module), part(dep));
+            if from == to {
+                continue;
+            }
+            match (layer_of(from), layer_of(to)) {
+                (Some(a), Some(b)) if b < a => {}
+                (Some(_), Some(_)) => {
+                    against
+                        .entry((from.to_string(), to.to_string()))
+                        .or_insert_with(|| format!("{module} -> {dep}"));
+                }
+                (a, b) => {
+                    for (p, placed) in [(from, a), (to, b)] {
+                        if placed.is_none() {
+                            unplaced.insert(p.to_string());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (against, unplaced)
+}
+
+#[test]
+fn the_apps_parts_use_only_the_layers_below_them() {
+    let (against, unplaced) = against_the_layers(&graph(&app_src()));
+    assert!(
+        unplaced.is_empty(),
+        "parts of the app not in LAYERS: {unplaced:?}"
+    );
+    let known: BTreeSet<(String, String)> = AGAINST_THE_LAYERS
+        .iter()
+        .map(|(from, to, _)| (from.to_string(), to.to_string()))
+        .collect();
+    let new: Vec<String> = against
+        .iter()
+        .filter(|(arrow, _)| !known.contains(*arrow))
+        .map(|((from, to), by)| format!("{from} -> {to} (by {by})"))
+        .collect();
+    assert!(
+        new.is_empty(),
+        "arrows against the layers:\n{}",
+        new.join("\n")
+    );
+    let gone: Vec<&(String, String)> = known.iter().filter(|a| !against.contains_key(*a)).collect();
+    assert!(
+        gone.is_empty(),
+        "gone, so no longer to be let through: {gone:?}"
+    );
 }
 
 #[test]
