@@ -8,9 +8,9 @@
 
 use std::convert::Infallible;
 
-use app::live::change_feed::Beat;
-use app::live::heartbeat::Heartbeat;
+use app::heartbeat::Heartbeat;
 use app::server::ConsoleContext;
+use app::server::change_feed::Beat;
 use app::server::clusters::InCluster;
 use app::server::context::listen_to;
 use axum::Extension;

@@ -129,7 +129,7 @@ pub async fn pipeline(State(p): State<Pipeline>, req: Request, next: Next) -> Re
         return moved;
     }
     // 3. Open pages' change streams: a few per peer, each a connection held.
-    if parts.uri.path() == app::live::heartbeat::PATH {
+    if parts.uri.path() == app::heartbeat::PATH {
         let crowded = p.streams.crowded();
         let (network, holder) = p.stream_holder_of(&parts);
         let Some(place) = p.streams.take(network, holder) else {

@@ -150,7 +150,7 @@ pub fn router(console: ConsoleContext, hosts: AllowedHosts, streams: PeerStreams
     let clusters = state.console.clusters.clone();
     let console = Router::new()
         .leptos_routes_with_context(&state, routes, with_context, move || shell(options.clone()))
-        .route(app::live::heartbeat::PATH, get(updates))
+        .route(app::heartbeat::PATH, get(updates))
         .route(
             &format!("{}/{{choice}}", app::theme::SWITCH_PATH),
             get(switch_theme),

@@ -20,6 +20,7 @@ pub mod fast_hash;
 pub mod fixes;
 pub mod format;
 pub mod gpu_strip;
+pub mod heartbeat;
 pub mod joins;
 pub mod journal_event;
 pub mod journal_record;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::cluster_tag::ClusterTag;
-use crate::live::heartbeat::Heartbeat;
+use crate::heartbeat::Heartbeat;
 use crate::theme::Theme;
 use crate::wall::Pulse;
 

@@ -58,7 +58,7 @@ pub fn kind_of(path: &str, query: Option<&str>) -> &'static str {
     match path {
         "/healthz" | "/readyz" => "health",
         "/metrics" => "metrics",
-        p if p == app::live::heartbeat::PATH => "stream",
+        p if p == app::heartbeat::PATH => "stream",
         p if p.starts_with(SERVER_FN_PREFIX) => match Call::of(p) {
             Call::Read => "read",
             Call::Change { .. } => "change",

@@ -421,7 +421,7 @@ async fn change_streams_are_capped_per_address() {
             let addr = console.trim_start_matches("http://");
             let head = format!(
                 "GET {} HTTP/1.1\r\nHost: {addr}\r\n\r\n",
-                app::live::heartbeat::PATH
+                app::heartbeat::PATH
             );
             socket.write_all(head.as_bytes()).await.expect("sent");
             let mut first = [0u8; 12];
@@ -520,7 +520,7 @@ async fn a_crowd_of_streams_and_half_sent_heads_from_many_networks_keeps_no_one_
     let head = format!(
         "GET {}{} HTTP/1.1\r\nHost: {addr}\r\n\r\n",
         console.url.trim_start_matches(&console.root),
-        app::live::heartbeat::PATH
+        app::heartbeat::PATH
     );
     // Half the addresses hold change streams; the other half hold heads
     // they never finish, as a crowd that renews them before their time.

@@ -461,6 +461,7 @@ const LAYERS: &[&[&str]] = &[
     &["joins"],
     &["fixes"],
     &["wall"],
+    &["heartbeat"],
     &["ui_settings"],
     // The server's own parts, then what runs in both, then the pages.
     &["server"],
@@ -494,20 +495,9 @@ const AGAINST_THE_LAYERS: &[(&str, &str, &str)] = &[
     ),
     (
         "server",
-        "live",
-        "the change feed lives in live/ but is the server's; it moves to \
-         server/",
-    ),
-    (
-        "server",
         "server_fns",
         "the pipeline's table of calls (which are reads) names the server \
          functions; it belongs with them",
-    ),
-    (
-        "ui_settings",
-        "live",
-        "the settings carry the heartbeat's type, which belongs below both",
     ),
 ];
 

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use app::admin_api::types::NodeState;
-use app::live::heartbeat::{Heartbeat, PATH};
+use app::heartbeat::{Heartbeat, PATH};
 
 use crate::support::helpers::{ScriptedUpstream, TestApp, http, spawn_console};
 use crate::support::process::Process;

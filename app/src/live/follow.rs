@@ -13,7 +13,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 use web_sys::{EventSource, MessageEvent};
 
-use super::heartbeat::{Heartbeat, PATH};
+use crate::heartbeat::{Heartbeat, PATH};
 use crate::ui_settings::UiSettings;
 use crate::wall::Pulse;
 

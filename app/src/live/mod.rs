@@ -1,9 +1,10 @@
 //! The live document: how a page rendered once on the server stays current
 //! in the browser for days without being rendered there.
 //!
-//! - On the server, one poller (`change_feed`) reads the cluster's lists once
-//!   a period while anyone listens and pushes a [`heartbeat::Heartbeat`] to
-//!   every open page (`GET /updates`, server-sent events).
+//! - On the server, one poller (`server::change_feed`) reads the cluster's
+//!   lists once a period while anyone listens and pushes a
+//!   [`crate::heartbeat::Heartbeat`] to every open page (`GET /updates`,
+//!   server-sent events).
 //! - Each page marks what it keeps current as a live part (`part`): the data
 //!   and a line saying how old it is.
 //! - In the browser, one island (`document`) follows the feed (`follow`), and
@@ -14,13 +15,9 @@
 //! - The names both sides look for are in `markup`.
 
 pub mod document;
-pub mod heartbeat;
 pub mod markup;
 pub mod part;
 pub mod tab_pulse;
-
-#[cfg(feature = "ssr")]
-pub mod change_feed;
 
 #[cfg(feature = "hydrate")]
 mod build_reload;

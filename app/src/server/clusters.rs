@@ -7,11 +7,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use super::change_feed::ChangeFeed;
 use super::snapshots::Snapshots;
 use super::wall_feed::WallFeed;
 use crate::admin_api::AdminApiClient;
 use crate::cluster_tag::ClusterTag;
-use crate::live::change_feed::ChangeFeed;
 use crate::wall::WallView;
 
 #[derive(Debug)]

@@ -11,6 +11,7 @@ use leptos::prelude::use_context;
 
 use super::Confirmations;
 use super::audit::{AuditLog, Draft, blank_record};
+use super::change_feed::{Beat, Sources};
 use super::clusters::{Cluster, Clusters, InCluster};
 use super::signing::Signer;
 use super::snapshots::Snapshots;
@@ -18,7 +19,6 @@ use crate::admin_api::{Actor, ChangeAuthorized, ChangePermitted, ChangePolicy, I
 use crate::audit_record::Outcome;
 use crate::cluster_tag::ClusterTag;
 use crate::error::ConsoleError;
-use crate::live::change_feed::{Beat, Sources};
 use crate::ui_settings::UiSettings;
 use crate::urls::ClusterBase;
 
@@ -142,7 +142,7 @@ impl ConsoleContext {
 
     /// The heartbeat a page of `shown` clusters is rendered at: what its
     /// change stream will say, so that it reads again only on news.
-    pub fn heartbeat_of(shown: &[Arc<Cluster>]) -> Option<crate::live::heartbeat::Heartbeat> {
+    pub fn heartbeat_of(shown: &[Arc<Cluster>]) -> Option<crate::heartbeat::Heartbeat> {
         shown
             .iter()
             .filter_map(|c| c.changes.current())

@@ -6,6 +6,7 @@
 
 pub mod attempts;
 pub mod audit;
+pub mod change_feed;
 pub mod clusters;
 pub mod confirmations;
 pub mod context;

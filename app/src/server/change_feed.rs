@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{Notify, watch};
 
-use super::heartbeat::Heartbeat;
-use crate::server::audit::AuditLog;
-use crate::server::snapshots::Snapshots;
-use crate::server::wall_feed::WallFeed;
+use super::audit::AuditLog;
+use super::snapshots::Snapshots;
+use super::wall_feed::WallFeed;
+use crate::heartbeat::Heartbeat;
 
 /// Even a still cluster moves on screen: replicas' ages and idle times.
 /// Once this long, every page reads again.
