@@ -28,12 +28,12 @@ use std::time::Duration;
 
 use app::error::ConsoleError;
 use app::server::ConsoleContext;
-use app::server::attempts::{Call, SERVER_FN_PREFIX, for_the_record};
 use app::server::audit::{
     AuditLog, AuditRecord, Draft, Outcome, REASON_LIMIT, blank_record, clipped,
 };
 use app::server::clusters::InCluster;
 use app::server::context::identity_of;
+use app::server_fns::calls::{Call, SERVER_FN_PREFIX, for_the_record};
 use app::server_fns::receipts::{Receipt, seal};
 use app::urls;
 use axum::body::{Body, Bytes};

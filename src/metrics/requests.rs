@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use app::cluster_tag::split_scoped;
-use app::server::attempts::{Call, SERVER_FN_PREFIX};
+use app::server_fns::calls::{Call, SERVER_FN_PREFIX};
 use axum::extract::{Request, State};
 use axum::http::header;
 use axum::middleware::Next;

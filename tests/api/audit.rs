@@ -225,10 +225,10 @@ async fn the_audit_is_written_whatever_the_log_filter_says() {
 
 #[test]
 fn every_server_function_is_a_listed_read_or_a_listed_change() {
-    // A change left out of `server::attempts::CHANGES` is still audited,
+    // A change left out of `server_fns::calls::CHANGES` is still audited,
     // but with what its handler records only: list it with its fields.
     assert_eq!(
-        app::server::attempts::unlisted(),
+        app::server_fns::calls::unlisted(),
         Vec::<&str>::new(),
         "list these in app/src/server/attempts.rs (CHANGES) or server_fns::READS"
     );

@@ -493,12 +493,6 @@ const AGAINST_THE_LAYERS: &[(&str, &str, &str)] = &[
         "components",
         "a live part renders the error panel; the panel belongs to live",
     ),
-    (
-        "server",
-        "server_fns",
-        "the pipeline's table of calls (which are reads) names the server \
-         functions; it belongs with them",
-    ),
 ];
 
 /// The part of the app a module belongs to: its top-level file or folder.

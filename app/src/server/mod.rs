@@ -4,7 +4,6 @@
 //! Never compiled for the browser; the server functions' own `ssr` modules
 //! build on it.
 
-pub mod attempts;
 pub mod audit;
 pub mod change_feed;
 pub mod clusters;

@@ -5,6 +5,8 @@
 //! client and shapes the answer.
 
 pub mod audit;
+#[cfg(feature = "ssr")]
+pub mod calls;
 pub mod cluster;
 pub mod events;
 pub mod fleet;

@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::audit::{VALUE_LIMIT, clipped};
+use crate::server::audit::{VALUE_LIMIT, clipped};
 
 /// Where Leptos mounts server functions.
 pub const SERVER_FN_PREFIX: &str = "/api/";
@@ -53,7 +53,7 @@ static SERVER_FNS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
 
 /// The changes, each with the arguments its form is read into.
 static CHANGES: LazyLock<HashMap<&'static str, ChangeFn>> = LazyLock::new(|| {
-    use crate::server_fns::{nodes, weights};
+    use super::{nodes, weights};
     [
         change::<nodes::SetNodeState>(),
         change::<weights::PreviewCollect>(),
@@ -90,7 +90,7 @@ impl Call {
         let Some(registered) = SERVER_FNS.get(path) else {
             return Self::Unknown;
         };
-        if crate::server_fns::is_read(name) {
+        if super::is_read(name) {
             return Self::Read;
         }
         Self::Change {
