@@ -97,9 +97,9 @@ pub fn attempt_event(at: i64, record: &AuditRecord) -> JournalEvent {
         Outcome::Sent | Outcome::Done => reason,
         Outcome::Refused | Outcome::Failed => record.reason.as_deref(),
     };
-    let note = match (note, record.times) {
-        (note, times) if times > 1 => Some(format!("{} (×{times})", note.unwrap_or_default())),
-        (note, _) => note.map(str::to_string),
+    let note = match record.times {
+        0 | 1 => note.map(str::to_string),
+        times => Some(format!("{} (×{times})", note.unwrap_or_default())),
     };
     Event::Attempt(Attempt {
         action: &record.action,

@@ -167,23 +167,13 @@ pub(super) const MIGRATIONS: [Migration; 6] = [
 /// The newest step this console knows.
 pub const NEWEST: i64 = MIGRATIONS[MIGRATIONS.len() - 1].version;
 
-/// What opening found and did.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Migrated {
-    /// The journal's version before: 0 for a new journal, or one from
-    /// before versions were kept.
-    pub from: i64,
-    /// The version after; higher than this console knows when a newer
-    /// console has opened the journal.
-    pub to: i64,
-}
+/// The journal's version: the newest step it has had (0 for a new
+/// journal, or one from before versions were kept).
+pub(super) const VERSION: &str = "SELECT COALESCE(MAX(version), 0) FROM journal_schema";
 
 /// Runs on `conn`, inside the open's transaction, every step the journal
 /// has not had.
-pub(super) async fn migrate(
-    conn: &mut AnyConnection,
-    backend: Backend,
-) -> Result<Migrated, StoreError> {
+pub(super) async fn migrate(conn: &mut AnyConnection, backend: Backend) -> Result<(), StoreError> {
     sqlx::query(
         "CREATE TABLE IF NOT EXISTS journal_schema (
             version BIGINT PRIMARY KEY,
@@ -193,7 +183,7 @@ pub(super) async fn migrate(
     )
     .execute(&mut *conn)
     .await?;
-    let from: i64 = sqlx::query("SELECT COALESCE(MAX(version), 0) FROM journal_schema")
+    let from: i64 = sqlx::query(VERSION)
         .fetch_one(&mut *conn)
         .await?
         .try_get(0)?;
@@ -216,7 +206,6 @@ pub(super) async fn migrate(
             migration.name
         );
     }
-    let to = from.max(NEWEST);
     if from > NEWEST {
         tracing::warn!(
             version = from,
@@ -225,7 +214,7 @@ pub(super) async fn migrate(
              this one writes what it knows"
         );
     }
-    Ok(Migrated { from, to })
+    Ok(())
 }
 
 async fn apply(

@@ -327,7 +327,7 @@ impl JournalStore {
 
     /// The version of the journal's schema (see `migrations`).
     pub async fn schema_version(&self) -> Result<i64, StoreError> {
-        let row = sqlx::query("SELECT COALESCE(MAX(version), 0) FROM journal_schema")
+        let row = sqlx::query(migrations::VERSION)
             .fetch_one(&self.readers)
             .await?;
         Ok(row.try_get(0)?)
