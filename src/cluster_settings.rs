@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use app::admin_api::address::{parse_admin_api_base, redacted};
+use app::server::admin_client::address::{parse_admin_api_base, redacted};
 use app::cluster_tag::{ID_LIMIT, is_valid_colour, is_valid_id};
 use serde::Deserialize;
 

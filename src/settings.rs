@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
-use app::admin_api::address::parse_admin_api_base;
+use app::server::admin_client::address::parse_admin_api_base;
 use app::team_links::LinkTemplate;
 
 use crate::cluster_settings::{self, ClusterSetting, FileCluster};
@@ -406,7 +406,7 @@ const DEFAULT_ADMIN_API: &str = "http://127.0.0.1:9090";
 /// An address as typed, credentials hidden, for a message.
 fn shown_address(raw: &str) -> String {
     parse_admin_api_base(raw)
-        .map(|url| app::admin_api::address::redacted(&url))
+        .map(|url| app::server::admin_client::address::redacted(&url))
         .unwrap_or_else(|_| "an address".into())
 }
 

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use app::admin_api::AdminApiClient;
+use app::server::admin_client::AdminApiClient;
 use app::cluster_tag::ClusterTag;
 use app::server::audit::AuditLog;
 use app::server::clusters::{Cluster, Clusters};

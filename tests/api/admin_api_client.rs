@@ -2,7 +2,8 @@
 //! every way a call fails becomes the right error.
 
 use app::admin_api::types::{NodeState, TargetState};
-use app::admin_api::{Actor, AdminApiClient, AdminApiError, ChangeAuthorized};
+use app::admin_api::AdminApiError;
+use app::server::admin_client::{Actor, AdminApiClient, ChangeAuthorized};
 
 use crate::support::helpers::{ScriptedUpstream, TestApp, free_port};
 

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 
 use app::admin_api::types::{NodeState, TargetState};
-use app::admin_api::{Actor, AdminApiClient};
+use app::server::admin_client::{Actor, AdminApiClient};
 use app::fixes::{Explained, Fix, Outcome, Surroundings};
 use llmgw_console::simulator::{Simulator, generated};
 

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use app::admin_api::client::REQUEST_TIMEOUT;
+use app::server::admin_client::client::REQUEST_TIMEOUT;
 use llmgw_console::simulator::faults::Fault;
 
 use crate::support::helpers::TestApp;

@@ -1,19 +1,8 @@
-//! The llmgw admin API: its wire types and its errors (shared with the
-//! browser and the simulator) and, on the server only, the HTTP client that
-//! calls it.
+//! The llmgw admin API as it is sent: its wire types and its errors, shared
+//! with the browser and the simulator. The server's HTTP client that calls
+//! it is `server::admin_client`.
 
 pub mod error;
 pub mod types;
 
-#[cfg(feature = "ssr")]
-pub mod actor;
-#[cfg(feature = "ssr")]
-pub mod address;
-#[cfg(feature = "ssr")]
-pub mod client;
-
-#[cfg(feature = "ssr")]
-pub use actor::{Actor, ChangeAuthorized, ChangePermitted, ChangePolicy, Identity};
-#[cfg(feature = "ssr")]
-pub use client::AdminApiClient;
 pub use error::AdminApiError;

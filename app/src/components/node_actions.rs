@@ -5,7 +5,8 @@ use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 use leptos_router::hooks::use_query_map;
 
-use super::{ConfirmDialog, CtlCommand, ErrorPanel, SinceNote};
+use super::{ConfirmDialog, CtlCommand, SinceNote};
+use crate::live::ErrorPanel;
 use crate::admin_api::types::{NodeState, NodeView, TargetState};
 use crate::joins::DrainPreview;
 use crate::server_fns::nodes::{SetNodeState, preview_drain};

@@ -12,9 +12,11 @@
 //!   (`morph`); a part the server could not read keeps its last data under the
 //!   error (`stale`); a page from another build reloads (`build_reload`); the
 //!   tab's title and icon carry the pushed pulse (`tab_pulse`).
-//! - The names both sides look for are in `markup`.
+//! - What a part shows when its read fails is `error_panel`; the names
+//!   both sides look for are in `markup`.
 
 pub mod document;
+pub mod error_panel;
 pub mod markup;
 pub mod part;
 pub mod tab_pulse;
@@ -31,5 +33,6 @@ pub mod morph;
 mod stale;
 
 pub use document::LiveDocument;
+pub use error_panel::ErrorPanel;
 pub use part::Live;
 pub use tab_pulse::TabPulse;

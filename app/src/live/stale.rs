@@ -12,7 +12,7 @@ use super::markup::{
     STATUS_CLASS,
 };
 use super::morph::{adopt, children, patch};
-use crate::components::ErrorPanel;
+use super::ErrorPanel;
 use crate::error::ConsoleError;
 
 /// Where the server could not read a part's data it renders the error

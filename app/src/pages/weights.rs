@@ -6,7 +6,8 @@ use leptos::server_fn::ServerFn;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
-use crate::components::{ConfirmDialog, CtlCommand, ErrorPanel, ReceiptBanner, ReviewButton};
+use crate::components::{ConfirmDialog, CtlCommand, ReceiptBanner, ReviewButton};
+use crate::live::ErrorPanel;
 use crate::error::ConsoleError;
 use crate::format::{self, file_size};
 use crate::live::Live;

@@ -10,7 +10,7 @@ use std::time::Duration;
 use super::change_feed::ChangeFeed;
 use super::snapshots::Snapshots;
 use super::wall_feed::WallFeed;
-use crate::admin_api::AdminApiClient;
+use crate::server::admin_client::AdminApiClient;
 use crate::cluster_tag::ClusterTag;
 use crate::wall::WallView;
 

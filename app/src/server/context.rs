@@ -15,7 +15,7 @@ use super::change_feed::{Beat, Sources};
 use super::clusters::{Cluster, Clusters, InCluster};
 use super::signing::Signer;
 use super::snapshots::Snapshots;
-use crate::admin_api::{Actor, ChangeAuthorized, ChangePermitted, ChangePolicy, Identity};
+use crate::server::admin_client::{Actor, ChangeAuthorized, ChangePermitted, ChangePolicy, Identity};
 use crate::audit_record::Outcome;
 use crate::cluster_tag::ClusterTag;
 use crate::error::ConsoleError;

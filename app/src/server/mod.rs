@@ -4,6 +4,7 @@
 //! Never compiled for the browser; the server functions' own `ssr` modules
 //! build on it.
 
+pub mod admin_client;
 pub mod audit;
 pub mod change_feed;
 pub mod clusters;

@@ -452,14 +452,14 @@ impl ScriptedUpstream {
 }
 
 /// An actor named `name`, for calls made straight to an admin API.
-pub fn actor(name: &str) -> app::admin_api::Actor {
-    app::admin_api::Actor::new(name).expect("valid")
+pub fn actor(name: &str) -> app::server::admin_client::Actor {
+    app::server::admin_client::Actor::new(name).expect("valid")
 }
 
 /// What a change sends as `name`, from a writable console, once its record
 /// is written: what a test needs to call an admin API's changes directly.
-pub fn authorized(name: &str) -> app::admin_api::ChangeAuthorized {
-    use app::admin_api::{ChangePermitted, ChangePolicy, Identity};
+pub fn authorized(name: &str) -> app::server::admin_client::ChangeAuthorized {
+    use app::server::admin_client::{ChangePermitted, ChangePolicy, Identity};
     use app::server::audit::{AuditLog, Draft, blank_record};
     let who = Identity {
         user: Some(actor(name)),

@@ -793,7 +793,7 @@ fn sample_of(cluster: &Cluster, reading: &Reading, at: i64) -> Option<crate::wal
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::admin_api::client::AdminApiClient;
+    use crate::server::admin_client::AdminApiClient;
     use crate::cluster_tag::ClusterTag;
 
     fn round(pending: usize) -> Round {

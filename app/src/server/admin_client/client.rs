@@ -10,8 +10,8 @@ use serde::{Serialize, de::DeserializeOwned};
 
 use super::actor::{Actor, ChangeAuthorized};
 use super::address::{parse_admin_api_base, redacted};
-use super::error::AdminApiError;
-use super::types::{
+use crate::admin_api::error::AdminApiError;
+use crate::admin_api::types::{
     CollectRequest, CollectResult, ErrorBody, ExplainView, ModelView, NodeStateChange,
     NodeStateRequest, NodeView, OrphanView, ReplicaView, TargetState,
 };
