@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use app::server::admin_client::address::{parse_admin_api_base, redacted};
 use app::cluster_tag::{ID_LIMIT, is_valid_colour, is_valid_id};
+use app::server::admin_client::address::{parse_admin_api_base, redacted};
 use serde::Deserialize;
 
 /// One `[[clusters]]` table as written.

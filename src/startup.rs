@@ -5,8 +5,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use app::server::admin_client::AdminApiClient;
 use app::cluster_tag::ClusterTag;
+use app::server::admin_client::AdminApiClient;
 use app::server::audit::AuditLog;
 use app::server::clusters::{Cluster, Clusters};
 use app::server::confirmations::DEFAULT_TTL;

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::admin_api::types::{NodeState, NodeView, OrphanView, Rejection, ReplicaView};
+use crate::dated::{Dated, DatedNode};
 use crate::estimate::{self, Capacity, GB, Need, Shortfall, Verdict};
 use crate::fast_hash::{FastMap, FastSet};
 use crate::format;
@@ -56,7 +57,7 @@ pub struct Explained<'a> {
 /// works out the same fixes as the server.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Surroundings {
-    pub nodes: Vec<NodeView>,
+    pub nodes: Vec<DatedNode>,
     pub orphans: Vec<OrphanView>,
     /// Only replicas idle for hours, with a shard on one of `nodes`.
     pub idle_replicas: Vec<ReplicaView>,
@@ -159,7 +160,12 @@ impl Surroundings {
                 });
             }
         }
-        let nodes: Vec<NodeView> = nodes.iter().filter(|n| named(&n.id)).cloned().collect();
+        let nodes: Vec<DatedNode> = nodes
+            .iter()
+            .filter(|n| named(&n.id))
+            .cloned()
+            .map(Dated::undated)
+            .collect();
         Self {
             in_use: nodes
                 .iter()
@@ -202,7 +208,7 @@ impl Surroundings {
 
 /// [`Surroundings`] by node id, built once per render.
 pub struct Index<'a> {
-    nodes: HashMap<&'a str, &'a NodeView>,
+    nodes: HashMap<&'a str, &'a DatedNode>,
     orphans: HashMap<&'a str, &'a OrphanView>,
     in_use: HashMap<&'a str, i64>,
     needs: HashMap<(&'a str, &'a str), &'a Need>,
@@ -274,11 +280,10 @@ pub struct IdleReplica {
 
 /// Who set a node's state and why, when the journal knows either: the mark
 /// of a deliberate state.
-pub fn hold_of(node: &NodeView) -> Option<StateSince> {
-    node.since
-        .as_ref()
-        .and_then(|s| s.state.clone())
+pub fn hold_of(node: &DatedNode) -> Option<StateSince> {
+    node.state_since()
         .filter(|s| s.by.is_some() || s.reason.is_some())
+        .cloned()
 }
 
 /// "held cordoned by jane 2 m ago: RMA 5120".
@@ -351,8 +356,8 @@ fn outcome(
 }
 
 impl Index<'_> {
-    /// A named node as it is now.
-    pub fn node(&self, id: &str) -> Option<&NodeView> {
+    /// A named node as it is now, dated.
+    pub fn node(&self, id: &str) -> Option<&DatedNode> {
         self.nodes.get(id).copied()
     }
 
@@ -418,7 +423,7 @@ impl Index<'_> {
         } else if concerns == [Concern::State] && node.state == NodeState::Ready {
             fixes.push(Fix::NoLongerTrue {
                 node: node_id.clone(),
-                since: node.since.as_ref().and_then(|s| s.state.clone()),
+                since: node.state_since().cloned(),
             });
         }
         if about(Concern::Disk)
@@ -776,8 +781,10 @@ mod tests {
         }
     }
 
-    fn held(mut n: NodeView, by: &str, reason: &str) -> NodeView {
-        n.since = Some(Box::new(NodeSince {
+    /// `w` with `node` dated as the journal dates a state a console set.
+    fn held(mut w: Surroundings, node: &str, by: &str, reason: &str) -> Surroundings {
+        let n = w.nodes.iter_mut().find(|n| n.id == node).expect("named");
+        n.since = Some(NodeSince {
             state: Some(StateSince {
                 at: 1000,
                 at_least: false,
@@ -786,8 +793,8 @@ mod tests {
                 checked: 1120,
             }),
             unhealthy: Vec::new(),
-        }));
-        n
+        });
+        w
     }
 
     fn world(
@@ -902,16 +909,13 @@ mod tests {
         ];
         let w = world(
             vec![
-                held(
-                    node("rma", NodeState::Cordoned, 8),
-                    "jane",
-                    "RMA 5120 - do not uncordon",
-                ),
+                node("rma", NodeState::Cordoned, 8),
                 node("plain", NodeState::Cordoned, 8),
             ],
             vec![],
             &rejections,
         );
+        let w = held(w, "rma", "jane", "RMA 5120 - do not uncordon");
         let fixes = advise(&w, &rejections);
         // Its reason was true when explained, but the node has room now:
         // the hold is what stands, and the page says whose.
@@ -944,15 +948,8 @@ mod tests {
 
         // Held alone: no best at all.
         let only = &rejections[..2];
-        let w = world(
-            vec![held(
-                node("rma", NodeState::Cordoned, 8),
-                "jane",
-                "RMA 5120",
-            )],
-            vec![],
-            only,
-        );
+        let w = world(vec![node("rma", NodeState::Cordoned, 8)], vec![], only);
+        let w = held(w, "rma", "jane", "RMA 5120");
         let o = Outlook::of(&advise(&w, only));
         assert!(!o.sentence().contains("the best"), "{}", o.sentence());
         assert!(o.sentence().contains("held node"), "{}", o.sentence());

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 
 use crate::admin_api::types::{ModelView, NodeState, NodeView, OrphanView, Rejection, ReplicaView};
+use crate::dated::{Dated, DatedReplica};
 use crate::format::ModelStatus;
 
 /// One rejection that names a node, with the model it was about.
@@ -40,7 +41,7 @@ pub struct DrainPreview {
     /// Whether the console lists the node at all: a dialog opens only for
     /// one it does.
     pub listed: bool,
-    pub replicas: Vec<ReplicaView>,
+    pub replicas: Vec<DatedReplica>,
     pub at_risk: Vec<AtRisk>,
     /// The moving replicas that no other node could take now (by the
     /// estimate: a node in placement, of the draining node's class, with
@@ -110,7 +111,7 @@ pub fn drain_preview(
         state: listed
             .map(|n| n.state.as_str().to_string())
             .unwrap_or_default(),
-        replicas: moving,
+        replicas: moving.into_iter().map(Dated::undated).collect(),
         at_risk,
         stranded,
         on_unhealthy,
@@ -292,7 +293,10 @@ pub fn failing_models(replicas: &[ReplicaView]) -> HashMap<&str, String> {
 }
 
 /// Fills in `failing` on each of `models`.
-pub fn mark_failing(models: &mut [ModelView], replicas: &[ReplicaView]) {
+pub fn mark_failing<'a>(
+    models: impl IntoIterator<Item = &'a mut ModelView>,
+    replicas: &[ReplicaView],
+) {
     let failing = failing_models(replicas);
     for m in models {
         m.failing = failing.get(m.name.as_str()).cloned();

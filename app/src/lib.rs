@@ -12,6 +12,7 @@ pub mod admin_api;
 pub mod audit_record;
 pub mod cluster_tag;
 pub mod components;
+pub mod dated;
 pub mod error;
 pub mod estimate;
 pub mod event_lines;

@@ -191,7 +191,6 @@ fn node(spec: &NodeSpec) -> NodeView {
         replicas: 0,
         last_seen_ago: spec.last_seen.into(),
         unhealthy: strings(spec.unhealthy),
-        since: None,
     }
 }
 
@@ -210,7 +209,6 @@ fn model(
         aliases: strings(aliases),
         profiles: strings(profiles),
         fallbacks: strings(fallbacks),
-        since: None,
         failing: None,
     }
 }
@@ -343,7 +341,6 @@ fn replica(spec: &ReplicaSpec, now: Instant) -> SimReplica {
             age_sec: 0,
             idle_sec: -1,
             err: spec.err.into(),
-            since: None,
         },
         started: ago(spec.age),
         last_used: spec.idle.map(ago),

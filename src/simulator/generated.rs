@@ -149,7 +149,6 @@ fn build_with(node_count: usize, model_count: usize, seed: u64, placed_live: boo
                 replicas: 0,
                 last_seen_ago: format!("{}s", 1 + rng.below(5)),
                 unhealthy,
-                since: None,
             };
             (view, pool)
         })
@@ -243,7 +242,6 @@ fn build_with(node_count: usize, model_count: usize, seed: u64, placed_live: boo
                     } else {
                         String::new()
                     },
-                    since: None,
                 },
                 started: now
                     .checked_sub(Duration::from_secs(rng.below(7 * 86400)))
@@ -293,7 +291,6 @@ fn build_with(node_count: usize, model_count: usize, seed: u64, placed_live: boo
             aliases: Vec::new(),
             profiles: vec![profile],
             fallbacks: Vec::new(),
-            since: None,
             failing: None,
         });
     }

@@ -1,8 +1,8 @@
 //! The client against the simulator: what the simulator serves decodes, and
 //! every way a call fails becomes the right error.
 
-use app::admin_api::types::{NodeState, TargetState};
 use app::admin_api::AdminApiError;
+use app::admin_api::types::{NodeState, TargetState};
 use app::server::admin_client::{Actor, AdminApiClient, ChangeAuthorized};
 
 use crate::support::helpers::{ScriptedUpstream, TestApp, free_port};

@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 
 use app::admin_api::types::{NodeState, TargetState};
-use app::server::admin_client::{Actor, AdminApiClient};
 use app::fixes::{Explained, Fix, Outcome, Surroundings};
+use app::server::admin_client::{Actor, AdminApiClient};
 use llmgw_console::simulator::{Simulator, generated};
 
 use crate::support::helpers::spawn_simulator;

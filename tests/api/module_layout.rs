@@ -447,7 +447,7 @@ const LAYERS: &[&[&str]] = &[
     &["journal_event"],
     // What llmgw says, and the console's errors over it.
     &["admin_api"],
-    &["error", "format"],
+    &["error", "format", "dated"],
     &["staleness", "urls", "reasons", "gpu_strip", "site_map"],
     &[
         "table",

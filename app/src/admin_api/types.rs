@@ -75,12 +75,6 @@ pub struct NodeView {
     #[cfg_attr(feature = "ssr", serde(alias = "Unhealthy"))]
     #[serde(deserialize_with = "null_as_default")]
     pub unhealthy: Vec<String>,
-    /// Since when it has been in its state and its GPUs unhealthy, from
-    /// the console's journal: never read from llmgw, filled in only for
-    /// the rows a page shows.
-    #[cfg_attr(feature = "ssr", serde(skip_deserializing))]
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub since: Option<Box<crate::journal_record::NodeSince>>,
 }
 
 /// A node's state as the control plane reports it. llmgw may add states: an
@@ -179,11 +173,6 @@ pub struct ModelView {
     #[cfg_attr(feature = "ssr", serde(alias = "Fallbacks"))]
     #[serde(deserialize_with = "null_as_default")]
     pub fallbacks: Vec<String>,
-    /// Since when it has been in its state, from the console's journal:
-    /// never read from llmgw, filled in only for the rows a page shows.
-    #[cfg_attr(feature = "ssr", serde(skip_deserializing))]
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub since: Option<Box<crate::journal_record::StateSince>>,
     /// The first error a replica of it, or a shard of one, reports (see
     /// `joins::mark_failing`): never read from llmgw, filled in only for
     /// the rows a page shows.
@@ -243,11 +232,6 @@ pub struct ReplicaView {
     #[cfg_attr(feature = "ssr", serde(alias = "Err"))]
     #[serde(deserialize_with = "null_as_default")]
     pub err: String,
-    /// Since when it has been in its state, from the console's journal:
-    /// never read from llmgw, filled in only for the rows a page shows.
-    #[cfg_attr(feature = "ssr", serde(skip_deserializing))]
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub since: Option<Box<crate::journal_record::StateSince>>,
 }
 
 impl Default for ReplicaView {
@@ -263,7 +247,6 @@ impl Default for ReplicaView {
             // A missing idle time is "not reported", not "just used".
             idle_sec: IDLE_NOT_REPORTED,
             err: String::new(),
-            since: None,
         }
     }
 }

@@ -11,19 +11,19 @@ use leptos::prelude::*;
 use leptos::tachys::html::attribute::custom::custom_attribute;
 
 use super::table_controls::{FilteredTable, SortHeader};
-use crate::table::{ExportedTable, RowNote, TablePage, TableQuery, TableRow};
+use crate::table::{ExportedTable, Row, RowNote, TablePage, TableQuery, TableRow};
 
 /// Each row's key: a key that repeats in the list gets a suffix, since the
 /// live document needs them distinct to match rows.
-fn keys<T: TableRow>(rows: &[T]) -> Vec<String> {
+fn keys(rows: Vec<String>) -> Vec<String> {
     let mut seen = HashSet::with_capacity(rows.len());
-    rows.iter()
-        .map(|row| {
-            let mut key = row.key();
+    rows.into_iter()
+        .map(|first| {
+            let mut key = first.clone();
             let mut n = 1;
             while seen.contains(&key) {
                 n += 1;
-                key = format!("{}#{n}", row.key());
+                key = format!("{first}#{n}");
             }
             seen.insert(key.clone());
             key
@@ -36,7 +36,7 @@ fn keys<T: TableRow>(rows: &[T]) -> Vec<String> {
 /// a copy per row type would grow the binary by as much again per table.
 #[component]
 pub fn DataTable<T: TableRow>(
-    rows: Vec<T>,
+    rows: Vec<Row<T>>,
     query: Memo<TableQuery>,
     /// The table's classes (`data nodes`).
     class: &'static str,
@@ -55,7 +55,7 @@ pub fn DataTable<T: TableRow>(
             }
         })
         .collect();
-    let lines = keys(&rows)
+    let lines = keys(rows.iter().map(|r| r.key()).collect())
         .into_iter()
         .zip(&rows)
         .map(|(key, row)| Line {
@@ -73,7 +73,7 @@ pub fn DataTable<T: TableRow>(
                     }
                 })
                 .collect(),
-            notes: row.notes(),
+            notes: T::notes(row),
         })
         .collect();
     table_view(
@@ -219,7 +219,7 @@ fn row_view(
 /// sentence instead when the list itself is empty.
 #[component]
 pub fn PagedTable<T: TableRow>(
-    page: TablePage<T>,
+    page: TablePage<Row<T>>,
     query: Memo<TableQuery>,
     class: &'static str,
     /// "nodes", for the count.
@@ -237,7 +237,7 @@ pub fn PagedTable<T: TableRow>(
         rows, shown, total, ..
     } = page;
     // Said once above the table, not on every row that needs it.
-    let legend = T::NOTE_HINT.filter(|_| rows.iter().any(|r| !r.notes().is_empty()));
+    let legend = T::NOTE_HINT.filter(|_| rows.iter().any(|r| !T::notes(r).is_empty()));
     let table = view! { <DataTable rows query class /> }.into_any();
     paged_view(
         PagedParts {
@@ -317,6 +317,7 @@ mod tests {
     struct Row(&'static str, i64);
 
     impl TableRow for Row {
+        type Dates = crate::dated::Undated;
         const KEY_ATTR: &'static str = "data-row";
         const COLUMNS: &'static [Column<Self>] =
             &[Column::<Self>::new("name", "Name", |r| r.0.into_any())
@@ -330,8 +331,8 @@ mod tests {
 
     #[test]
     fn repeated_keys_are_made_distinct() {
-        let rows = [Row("a", 1), Row("b", 1), Row("a", 2), Row("a", 3)];
-        assert_eq!(keys(&rows), ["a", "b", "a#2", "a#3"]);
+        let rows = ["a", "b", "a", "a"].map(String::from).to_vec();
+        assert_eq!(keys(rows), ["a", "b", "a#2", "a#3"]);
     }
 
     #[test]

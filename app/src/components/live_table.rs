@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use super::data_table::PagedTable;
 use crate::error::ConsoleError;
 use crate::live::Live;
-use crate::table::{TablePage, TableQuery, TableRow, use_table_query};
+use crate::table::{Row, TablePage, TableQuery, TableRow, use_table_query};
 
 /// `fetch` is the list's server function, given the URL's table query.
 #[component]
@@ -25,11 +25,11 @@ pub fn LiveTable<T, F, Fut>(
 where
     T: TableRow + serde::Serialize + serde::de::DeserializeOwned,
     F: Fn(String) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<TablePage<T>, ConsoleError>> + Send + 'static,
+    Fut: Future<Output = Result<TablePage<Row<T>>, ConsoleError>> + Send + 'static,
 {
     let query = use_table_query();
     let resource = Resource::new(move || query.with(TableQuery::to_query), fetch);
-    let render = move |page: TablePage<T>| {
+    let render = move |page: TablePage<Row<T>>| {
         view! { <PagedTable page query class noun one empty /> }
     };
     view! { <Live resource render /> }

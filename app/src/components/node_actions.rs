@@ -6,9 +6,9 @@ use leptos::server_fn::ServerFn;
 use leptos_router::hooks::use_query_map;
 
 use super::{ConfirmDialog, CtlCommand, SinceNote};
-use crate::live::ErrorPanel;
 use crate::admin_api::types::{NodeState, NodeView, TargetState};
 use crate::joins::DrainPreview;
+use crate::live::ErrorPanel;
 use crate::server_fns::nodes::{SetNodeState, preview_drain};
 use crate::ui_settings::UiSettings;
 use crate::{format, urls};
@@ -221,7 +221,7 @@ fn DrainPreviewView(report: DrainPreview) -> impl IntoView {
                             {report
                                 .replicas
                                 .into_iter()
-                                .map(|r| {
+                                .map(|crate::dated::Dated { row: r, since }| {
                                     let stranded = report.stranded.contains(&r.id);
                                     view! {
                                         <li class:stranded=stranded>
@@ -230,7 +230,7 @@ fn DrainPreviewView(report: DrainPreview) -> impl IntoView {
                                             {r.model}
                                             " ("
                                             {r.state}
-                                            <SinceNote since=r.since.as_deref().cloned() />
+                                            <SinceNote since />
                                             ")"
                                             {stranded.then(|| view! {
                                                 <span class="warn">" no other node of its class has room for it now: it would wait"</span>

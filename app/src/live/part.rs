@@ -7,10 +7,10 @@
 use leptos::prelude::*;
 use serde::{Serialize, de::DeserializeOwned};
 
+use super::ErrorPanel;
 use super::markup::{
     PART_CLASS, STALE_BANNER_CLASS, STALE_CLASS, STALE_DATA_CLASS, STALE_NOTE_CLASS, STATUS_CLASS,
 };
-use super::ErrorPanel;
 use crate::error::ConsoleError;
 use crate::staleness::Staleness;
 use crate::wall::Pulse;

@@ -7,12 +7,12 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
+use super::ErrorPanel;
 use super::markup::{
     ERROR_PANEL_CLASS, PART_CLASS, STALE_BANNER_CLASS, STALE_DATA_CLASS, STALE_NOTE_CLASS,
     STATUS_CLASS,
 };
 use super::morph::{adopt, children, patch};
-use super::ErrorPanel;
 use crate::error::ConsoleError;
 
 /// Where the server could not read a part's data it renders the error

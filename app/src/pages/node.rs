@@ -9,6 +9,7 @@ use crate::components::{
     DataTable, FilterBar, Known, NamedHeading, NodeActionDialog, NodeActions, ReceiptBanner,
     StateBadge,
 };
+use crate::dated::undated;
 use crate::format;
 use crate::live::Live;
 use crate::server_fns::nodes::{NodeReport, inspect_node};
@@ -69,7 +70,7 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
         }
         .into_any();
     };
-    let dates = node.since.as_deref().cloned().unwrap_or_default();
+    let dates = node.since.clone().unwrap_or_default();
     let unhealthy: Vec<(String, Option<String>)> = node
         .unhealthy
         .iter()
@@ -85,7 +86,8 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
     let around = report.around;
     let q = query.get();
     let total = report.replicas.len() + report.rejections.len();
-    let gpus = view! { <crate::components::GpuStrip node=node.clone() replicas=report.replicas.clone() /> };
+    let running: Vec<_> = report.replicas.iter().map(|r| r.row.clone()).collect();
+    let gpus = view! { <crate::components::GpuStrip node=node.row.clone() replicas=running /> };
     let replicas = q.apply(
         report
             .replicas
@@ -124,7 +126,7 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
                 <dt>"Last seen"</dt>
                 <dd>{format::go_duration(&node.last_seen_ago)}</dd>
             </dl>
-            <NodeActions node=node.clone() />
+            <NodeActions node=node.row.clone() />
         </section>
         {gpus}
         {(!unhealthy.is_empty())
@@ -146,7 +148,7 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
                 view! { <p class="empty">"No replica has a shard on this node."</p> }.into_any()
             } else {
                 view! {
-                    <DataTable rows=replicas query class="data" />
+                    <DataTable rows=undated(replicas) query class="data" />
                 }
                     .into_any()
             }}
@@ -179,7 +181,7 @@ fn Report(id: String, report: NodeReport, query: Memo<TableQuery>) -> impl IntoV
                     .into_any()
             } else {
                 view! {
-                    <DataTable rows=rejections query class="data rejections" />
+                    <DataTable rows=undated(rejections) query class="data rejections" />
                 }
                     .into_any()
             }}

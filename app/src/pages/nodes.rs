@@ -4,8 +4,8 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::admin_api::types::NodeView;
 use crate::components::{NodeActionDialog, ReceiptBanner};
+use crate::dated::DatedNode;
 use crate::live::Live;
 use crate::server_fns::nodes::list_nodes;
 use crate::table::{TablePage, TableQuery, use_table_query};
@@ -20,6 +20,6 @@ pub fn NodesPage() -> impl IntoView {
         <h1>"Nodes"</h1>
         <ReceiptBanner />
         <NodeActionDialog />
-        <Live resource=nodes render={move |page: TablePage<NodeView>| view! { <NodesTable page query /> }} />
+        <Live resource=nodes render={move |page: TablePage<DatedNode>| view! { <NodesTable page query /> }} />
     }
 }

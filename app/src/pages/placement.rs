@@ -132,7 +132,9 @@ fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
             .rejections
             .iter()
             .zip(&advice)
-            .map(|(r, fixes)| RejectionRow::of(r, ix.node(&r.node).cloned(), fixes.clone()))
+            .map(|(r, fixes)| {
+                RejectionRow::of(r, ix.node(&r.node).map(|n| n.row.clone()), fixes.clone())
+            })
             .collect(),
     );
     // The fixes of each shown rejection, for the groupings.
@@ -144,7 +146,7 @@ fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
         .around
         .nodes
         .iter()
-        .map(|n| (n.id.clone(), n.clone()))
+        .map(|n| (n.id.clone(), n.row.clone()))
         .collect();
     let also_in = view! {
         <crate::components::AlsoIn
@@ -212,7 +214,7 @@ fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
                     } else {
                         match grouping {
                             Grouping::Table => view! {
-                                <DataTable rows=shown query class="data rejections stack" />
+                                <DataTable rows=crate::dated::undated(shown) query class="data rejections stack" />
                             }
                                 .into_any(),
                             Grouping::Reason => view! { <ByReason rejections=plain(shown) fixes_of lives /> }.into_any(),

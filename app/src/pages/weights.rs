@@ -7,9 +7,9 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
 use crate::components::{ConfirmDialog, CtlCommand, ReceiptBanner, ReviewButton};
-use crate::live::ErrorPanel;
 use crate::error::ConsoleError;
 use crate::format::{self, file_size};
+use crate::live::ErrorPanel;
 use crate::live::Live;
 use crate::server_fns::weights::{
     CollectPreview, CollectWeights, PreviewCollect, list_orphans, review_collect,

@@ -10,8 +10,8 @@ use std::time::Duration;
 use super::change_feed::ChangeFeed;
 use super::snapshots::Snapshots;
 use super::wall_feed::WallFeed;
-use crate::server::admin_client::AdminApiClient;
 use crate::cluster_tag::ClusterTag;
+use crate::server::admin_client::AdminApiClient;
 use crate::wall::WallView;
 
 #[derive(Debug)]

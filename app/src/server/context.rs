@@ -15,10 +15,12 @@ use super::change_feed::{Beat, Sources};
 use super::clusters::{Cluster, Clusters, InCluster};
 use super::signing::Signer;
 use super::snapshots::Snapshots;
-use crate::server::admin_client::{Actor, ChangeAuthorized, ChangePermitted, ChangePolicy, Identity};
 use crate::audit_record::Outcome;
 use crate::cluster_tag::ClusterTag;
 use crate::error::ConsoleError;
+use crate::server::admin_client::{
+    Actor, ChangeAuthorized, ChangePermitted, ChangePolicy, Identity,
+};
 use crate::ui_settings::UiSettings;
 use crate::urls::ClusterBase;
 

@@ -24,8 +24,8 @@ use super::not_serving::NotServingSince;
 use super::rejection_gathering::{EXPLANATION_MAX_AGE, Plan, RejectionGathering};
 use super::rejection_index::{Gathering, RejectionIndex};
 use super::substance::Substance;
-use crate::admin_api::types::{ExplainView, ModelView, NodeView, OrphanView, ReplicaView};
 use crate::admin_api::AdminApiError;
+use crate::admin_api::types::{ExplainView, ModelView, NodeView, OrphanView, ReplicaView};
 use crate::server::admin_client::{Actor, AdminApiClient};
 
 type Answer<T> = Result<Arc<T>, AdminApiError>;

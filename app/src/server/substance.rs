@@ -59,8 +59,6 @@ fn same_node(now: &NodeView, then: &NodeView, elapsed: i64) -> bool {
         replicas,
         last_seen_ago,
         unhealthy,
-        // The journal's, never llmgw's: not in a snapshot.
-        since: _,
     } = now;
     *id == then.id
         && *state == then.state

@@ -5,13 +5,13 @@ use leptos::prelude::*;
 
 pub use crate::audit_record::{AuditRecord, Outcome};
 use crate::error::ConsoleError;
-use crate::table::TablePage;
+use crate::table::{Row, TablePage};
 
 /// The page of recent records that `query` (the table's URL query) shows.
 #[server(endpoint = "/recent_audit")]
 pub async fn recent_audit(
     #[server(default)] query: String,
-) -> Result<TablePage<AuditRecord>, ConsoleError> {
+) -> Result<TablePage<Row<AuditRecord>>, ConsoleError> {
     ssr::recent(query)
 }
 
@@ -21,7 +21,7 @@ mod ssr {
     use crate::server::ConsoleContext;
     use crate::table::TableQuery;
 
-    pub fn recent(query: String) -> Result<TablePage<AuditRecord>, ConsoleError> {
+    pub fn recent(query: String) -> Result<TablePage<Row<AuditRecord>>, ConsoleError> {
         let cx = ConsoleContext::current()?;
         Ok(TableQuery::parse(&query).page_of(&cx.audit_records()))
     }

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::admin_api::types::{ModelView, NodeView, ReplicaView};
+use crate::dated::{DatedModel, DatedNode, DatedReplica};
 use crate::error::ConsoleError;
 use crate::joins::Overview;
 use crate::table::TablePage;
@@ -15,14 +15,14 @@ use crate::table::TablePage;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OverviewReport {
     pub figures: Overview,
-    pub nodes: TablePage<NodeView>,
+    pub nodes: TablePage<DatedNode>,
 }
 
 /// The page of models that `query` (a table's URL query) shows.
 #[server(endpoint = "/list_models")]
 pub async fn list_models(
     #[server(default)] query: String,
-) -> Result<TablePage<ModelView>, ConsoleError> {
+) -> Result<TablePage<DatedModel>, ConsoleError> {
     // Shown in a live part: in an outage, the last good lists, marked.
     crate::server::page_reads::PageReads::patient(ssr::list_models(query)).await
 }
@@ -31,7 +31,7 @@ pub async fn list_models(
 #[server(endpoint = "/list_replicas")]
 pub async fn list_replicas(
     #[server(default)] query: String,
-) -> Result<TablePage<ReplicaView>, ConsoleError> {
+) -> Result<TablePage<DatedReplica>, ConsoleError> {
     // Shown in a live part: in an outage, the last good lists, marked.
     crate::server::page_reads::PageReads::patient(ssr::list_replicas(query)).await
 }
@@ -52,7 +52,7 @@ mod ssr {
     use crate::server::ConsoleContext;
     use crate::table::TableQuery;
 
-    pub async fn list_models(query: String) -> Result<TablePage<ModelView>, ConsoleError> {
+    pub async fn list_models(query: String) -> Result<TablePage<DatedModel>, ConsoleError> {
         let cx = ConsoleContext::current()?;
         let lists = &cx.cluster.snapshots;
         let (models, replicas) = tokio::join!(lists.models(), lists.replicas());
@@ -60,12 +60,12 @@ mod ssr {
         cx.journal.date_models(&cx.cluster.tag.id, &mut page.rows);
         // Without the replicas the page stands; it only cannot say failing.
         if let Ok(replicas) = replicas {
-            crate::joins::mark_failing(&mut page.rows, &replicas);
+            crate::joins::mark_failing(page.rows.iter_mut().map(|m| &mut m.row), &replicas);
         }
         Ok(page)
     }
 
-    pub async fn list_replicas(query: String) -> Result<TablePage<ReplicaView>, ConsoleError> {
+    pub async fn list_replicas(query: String) -> Result<TablePage<DatedReplica>, ConsoleError> {
         let cx = ConsoleContext::current()?;
         let mut page = TableQuery::parse(&query).page_of(&cx.cluster.snapshots.replicas().await?);
         cx.journal.date_replicas(&cx.cluster.tag.id, &mut page.rows);

@@ -3,7 +3,8 @@
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::admin_api::types::{NodeView, ReplicaView, TargetState};
+use crate::admin_api::types::TargetState;
+use crate::dated::{DatedNode, DatedReplica};
 use crate::error::ConsoleError;
 use crate::fixes::Surroundings;
 use crate::joins::{DrainPreview, NodeRejection};
@@ -13,7 +14,7 @@ use crate::table::TablePage;
 #[server(endpoint = "/list_nodes")]
 pub async fn list_nodes(
     #[server(default)] query: String,
-) -> Result<TablePage<NodeView>, ConsoleError> {
+) -> Result<TablePage<DatedNode>, ConsoleError> {
     // Shown in a live part: in an outage, the last good lists, marked.
     crate::server::page_reads::PageReads::patient(ssr::list_nodes(query)).await
 }
@@ -21,8 +22,8 @@ pub async fn list_nodes(
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeReport {
     /// `None` when the control plane does not list the node.
-    pub node: Option<NodeView>,
-    pub replicas: Vec<ReplicaView>,
+    pub node: Option<DatedNode>,
+    pub replicas: Vec<DatedReplica>,
     pub rejections: Vec<NodeRejection>,
     /// Models whose explanation could not be read, with why: their
     /// rejections are missing from `rejections`, and the page says so.
@@ -76,6 +77,7 @@ pub async fn set_node_state(
 mod ssr {
     use super::*;
     use crate::audit_record::Asked;
+    use crate::dated::Dated;
     use crate::fixes::Explained;
     use crate::joins::drain_preview;
     use crate::server::ConsoleContext;
@@ -83,7 +85,7 @@ mod ssr {
     use crate::server_fns::receipts::{Receipt, Undo, finish};
     use crate::table::TableQuery;
 
-    pub async fn list_nodes(query: String) -> Result<TablePage<NodeView>, ConsoleError> {
+    pub async fn list_nodes(query: String) -> Result<TablePage<DatedNode>, ConsoleError> {
         let cx = ConsoleContext::current()?;
         let nodes = cx.cluster.snapshots.nodes().await?;
         let mut page = TableQuery::parse(&query).page_of(&nodes);
@@ -111,14 +113,18 @@ mod ssr {
                 .known_nodes()
                 .is_some_and(|nodes| nodes.iter().any(|n| n.id == id))
         });
-        let mut node = nodes.iter().find(|n| n.id == id).cloned();
+        let mut node = nodes
+            .iter()
+            .find(|n| n.id == id)
+            .cloned()
+            .map(Dated::undated);
         cx.journal
             .date_nodes(&cx.cluster.tag.id, node.as_mut_slice());
         let mut drain = drain_preview(&id, &nodes, &models, &replicas);
         cx.journal
             .date_replicas(&cx.cluster.tag.id, &mut drain.replicas);
         // What a drain would move is what runs here.
-        let here: Vec<ReplicaView> = drain.replicas.clone();
+        let here = drain.replicas.clone();
         let found = rejections.of(&id);
         let mut named: Vec<&str> = found.iter().map(|f| f.model.as_str()).collect();
         named.sort_unstable();
@@ -163,7 +169,12 @@ mod ssr {
         let mut drain = drain_preview(&node, &nodes, &models?, &replicas?);
         cx.journal
             .date_replicas(&cx.cluster.tag.id, &mut drain.replicas);
-        let mut this: Vec<NodeView> = nodes.iter().filter(|n| n.id == node).cloned().collect();
+        let mut this: Vec<DatedNode> = nodes
+            .iter()
+            .filter(|n| n.id == node)
+            .cloned()
+            .map(Dated::undated)
+            .collect();
         cx.journal.date_nodes(&cx.cluster.tag.id, &mut this);
         drain.state_since = this.pop().and_then(|n| n.since).and_then(|s| s.state);
         Ok(drain)

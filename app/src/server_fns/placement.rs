@@ -68,7 +68,7 @@ mod ssr {
                 .is_some_and(|models| models.iter().any(|m| m.name == model))
         });
         let mut found = models?.iter().find(|m| m.name == model).cloned();
-        crate::joins::mark_failing(found.as_mut_slice(), &replicas);
+        crate::joins::mark_failing(found.as_mut(), &replicas);
         let profiles = found
             .as_ref()
             .map(|m| m.profiles.clone())

@@ -6,10 +6,16 @@
 use leptos::prelude::*;
 
 use super::sort_key::SortKey;
+use crate::dated::Dated;
+
+/// A row as a table shows it: the value, and since when it has been so
+/// where its type is dated. The filter and the sort read the value alone,
+/// so a list is cut without dating the rows it leaves out.
+pub type Row<T> = Dated<T, <T as TableRow>::Dates>;
 
 /// One column of a table of `T`. Built in `const` context, so that a row
 /// type's columns are one static list, not rebuilt for every row.
-pub struct Column<T> {
+pub struct Column<T: TableRow> {
     /// Its name in the URL (`?sort=gpus`).
     pub id: &'static str,
     pub label: &'static str,
@@ -23,11 +29,12 @@ pub struct Column<T> {
     pub sort: Option<fn(&T) -> SortKey>,
     /// What the filter looks for in this column.
     pub text: Option<fn(&T) -> String>,
-    pub cell: fn(&T) -> AnyView,
+    /// The cell, which may say since when (a state's "for 2 h").
+    pub cell: fn(&Row<T>) -> AnyView,
 }
 
-impl<T> Column<T> {
-    pub const fn new(id: &'static str, label: &'static str, cell: fn(&T) -> AnyView) -> Self {
+impl<T: TableRow> Column<T> {
+    pub const fn new(id: &'static str, label: &'static str, cell: fn(&Row<T>) -> AnyView) -> Self {
         Self {
             id,
             label,
@@ -79,6 +86,17 @@ pub struct RowNote {
 
 /// A row of a table: its key, its columns, and what narrows the list.
 pub trait TableRow: Clone + PartialEq + Send + Sync + 'static {
+    /// Since when a row has been as it is, from the journal; `Undated` for
+    /// rows nothing dates.
+    type Dates: Clone
+        + PartialEq
+        + std::fmt::Debug
+        + serde::Serialize
+        + serde::de::DeserializeOwned
+        + Send
+        + Sync
+        + 'static;
+
     /// The row element's attribute that carries the key (`data-node`), for
     /// links, tests and scripts that find a row by what it shows.
     const KEY_ATTR: &'static str;
@@ -129,8 +147,8 @@ pub trait TableRow: Clone + PartialEq + Send + Sync + 'static {
         None
     }
 
-    /// Lines shown under the row.
-    fn notes(&self) -> Vec<RowNote> {
+    /// Lines shown under the row, which may say since when.
+    fn notes(_row: &Row<Self>) -> Vec<RowNote> {
         Vec::new()
     }
 }

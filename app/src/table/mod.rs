@@ -15,7 +15,7 @@ pub mod page;
 pub mod query;
 pub mod sort_key;
 
-pub use columns::{Column, FacetChoice, RowNote, TableRow, columns_text};
+pub use columns::{Column, FacetChoice, Row, RowNote, TableRow, columns_text};
 pub use export::{Cell, Exported, Field};
 pub use exported_table::ExportedTable;
 pub use page::{PAGE_ROWS, Paging, TablePage};

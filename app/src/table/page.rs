@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 pub const PAGE_ROWS: usize = 100;
 
 /// One page of a table, cut on the server.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TablePage<T> {
     pub rows: Vec<T>,
     /// Rows that pass the facets and the filter, on every page.
@@ -17,6 +17,18 @@ pub struct TablePage<T> {
     pub total: usize,
     /// The page shown, from 0.
     pub page: usize,
+}
+
+/// An empty page of any rows, not only of rows that have a default.
+impl<T> Default for TablePage<T> {
+    fn default() -> Self {
+        Self {
+            rows: Vec::new(),
+            shown: 0,
+            total: 0,
+            page: 0,
+        }
+    }
 }
 
 impl<T> TablePage<T> {

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use leptos_router::params::ParamsMap;
 
-use super::columns::TableRow;
+use super::columns::{Row, TableRow};
 use super::page::{PAGE_ROWS, TablePage};
 use super::sort_key::SortKey;
 use crate::urls::{self, decode_component, encode_query};
@@ -347,8 +347,10 @@ impl TableQuery {
     }
 
     /// The page of `rows` this view shows, after the facets (`rest`), the
-    /// filter and the sort. A page past the end shows the last one.
-    pub fn page_of<T: TableRow + Clone>(&self, rows: &[T]) -> TablePage<T> {
+    /// filter and the sort. A page past the end shows the last one. Only
+    /// the page's rows are copied, and they come undated: the server dates
+    /// a hundred rows, not the cluster's list.
+    pub fn page_of<T: TableRow>(&self, rows: &[T]) -> TablePage<Row<T>> {
         let picked = self.every_row(rows);
         let pages = picked.len().div_ceil(PAGE_ROWS).max(1);
         let page = self.page.min(pages - 1);
@@ -358,7 +360,7 @@ impl TableQuery {
                 .iter()
                 .skip(first)
                 .take(PAGE_ROWS)
-                .map(|r| (*r).clone())
+                .map(|r| Row::<T>::undated((*r).clone()))
                 .collect(),
             shown: picked.len(),
             total: rows.len(),
@@ -415,6 +417,7 @@ mod tests {
     struct Row(String, i64);
 
     impl TableRow for Row {
+        type Dates = crate::dated::Undated;
         const KEY_ATTR: &'static str = "data-row";
         const COLUMNS: &'static [Column<Self>] = &[
             Column::<Self>::new("name", "Name", |r| r.0.clone().into_any())
@@ -463,7 +466,7 @@ mod tests {
         );
         assert_eq!(page.rows.len(), 25);
         // Odd numbers from 249 down: the second page starts at the 101st.
-        assert_eq!(page.rows[0], Row("gpu-49".into(), 49));
+        assert_eq!(page.rows[0].row, Row("gpu-49".into(), 49));
         assert_eq!(
             page.paging(),
             Paging {

@@ -64,6 +64,7 @@ fn of_view(r: &AuditRecord) -> AnyView {
 }
 
 impl TableRow for AuditRecord {
+    type Dates = crate::dated::Undated;
     const KEY_ATTR: &'static str = "data-attempt";
     const EXPORTED_AS: Option<ExportedTable> = Some(ExportedTable::Audit);
     const COLUMNS: &'static [Column<Self>] = &[
@@ -82,7 +83,7 @@ impl TableRow for AuditRecord {
             let action = r.action_with_state();
             view! { <span title=action.clone()>{ActionWords::of(&r.action, r.target_text("state")).asked}</span> }.into_any()
         }),
-        Column::<Self>::new("of", "Of", of_view),
+        Column::<Self>::new("of", "Of", |r| of_view(r)),
         Column::<Self>::new("why", "Why", |r| {
             r.target_text("reason")
                 .unwrap_or(format::DASH)

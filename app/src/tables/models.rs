@@ -6,10 +6,13 @@ use leptos::prelude::*;
 use crate::admin_api::types::ModelView;
 use crate::components::{SinceNote, StatusBadge};
 use crate::format::{self, ModelStatus};
-use crate::table::{Cell, Column, Exported, ExportedTable, FacetChoice, Field, SortKey, TableRow};
+use crate::table::{
+    Cell, Column, Exported, ExportedTable, FacetChoice, Field, Row, SortKey, TableRow,
+};
 use crate::urls;
 
 impl TableRow for ModelView {
+    type Dates = crate::journal_record::StateSince;
     const KEY_ATTR: &'static str = "data-model";
     const EXPORTED_AS: Option<ExportedTable> = Some(ExportedTable::Models);
     const COLUMNS: &'static [Column<Self>] = &[
@@ -79,7 +82,7 @@ impl TableRow for ModelView {
 /// The status, and where to go next when it is not "ready". A model whose
 /// replica reports an error is failing, its error first: never "wait"
 /// beside a replica that restarts.
-fn status_cell(m: &ModelView) -> AnyView {
+fn status_cell(m: &Row<ModelView>) -> AnyView {
     if let Some(error) = &m.failing {
         return view! {
             <span class="badge bad failing">"failing"</span>
@@ -87,7 +90,7 @@ fn status_cell(m: &ModelView) -> AnyView {
             <span class="error">{error.clone()}</span>
             " "
             <a class="next-step" href=urls::replicas_of(&m.name)>"replicas"</a>
-            <SinceNote since=m.since.as_deref().cloned() />
+            <SinceNote since=m.since.clone() />
         }
         .into_any();
     }
@@ -104,7 +107,7 @@ fn status_cell(m: &ModelView) -> AnyView {
         }
         _ => None,
     };
-    view! { <StatusBadge status />{next}<SinceNote since=m.since.as_deref().cloned() /> }.into_any()
+    view! { <StatusBadge status />{next}<SinceNote since=m.since.clone() /> }.into_any()
 }
 
 impl Exported for ModelView {

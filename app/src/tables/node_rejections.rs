@@ -44,6 +44,7 @@ impl RejectionHere {
 }
 
 impl TableRow for RejectionHere {
+    type Dates = crate::dated::Undated;
     const KEY_ATTR: &'static str = "data-rejection";
     const COLUMNS: &'static [Column<Self>] = &[
         Column::<Self>::new("model", "Model", |r| {

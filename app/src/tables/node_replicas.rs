@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 
-use crate::admin_api::types::ReplicaView;
 use crate::components::SinceNote;
+use crate::dated::DatedReplica;
 use crate::format;
 use crate::table::{Column, SortKey, TableRow};
 use crate::urls;
@@ -12,12 +12,12 @@ use crate::urls;
 /// A replica with a shard on the node, and which of its shards are there.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReplicaHere {
-    replica: ReplicaView,
+    replica: DatedReplica,
     here: String,
 }
 
 impl ReplicaHere {
-    pub fn of(replica: ReplicaView, node: &str) -> Self {
+    pub fn of(replica: DatedReplica, node: &str) -> Self {
         let here: Vec<String> = replica
             .shards
             .iter()
@@ -34,6 +34,7 @@ impl ReplicaHere {
 // Both tables share the page's filter; their sort columns have distinct
 // names, so sorting one leaves the other in the server's order.
 impl TableRow for ReplicaHere {
+    type Dates = crate::dated::Undated;
     const KEY_ATTR: &'static str = "data-replica";
     const COLUMNS: &'static [Column<Self>] = &[
         Column::<Self>::new("replica", "Replica", |r| r.replica.id.clone().into_any())
@@ -49,7 +50,7 @@ impl TableRow for ReplicaHere {
         Column::<Self>::new("replica-state", "State", |r| {
             view! {
                 {format::or_dash(&r.replica.state)}
-                <SinceNote since=r.replica.since.as_deref().cloned() />
+                <SinceNote since=r.replica.since.clone() />
             }
             .into_any()
         })

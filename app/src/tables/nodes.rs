@@ -6,12 +6,13 @@ use leptos::prelude::*;
 use crate::admin_api::types::{NodeState, NodeView};
 use crate::components::{DrainDone, NodeActions, PagedTable, SinceNote, StateBadge};
 use crate::table::{
-    Cell, Column, Exported, ExportedTable, FacetChoice, Field, RowNote, SortKey, TablePage,
+    Cell, Column, Exported, ExportedTable, FacetChoice, Field, Row, RowNote, SortKey, TablePage,
     TableQuery, TableRow, columns_text,
 };
 use crate::{format, urls};
 
 impl TableRow for NodeView {
+    type Dates = crate::journal_record::NodeSince;
     const KEY_ATTR: &'static str = "data-node";
     const EXPORTED_AS: Option<ExportedTable> = Some(ExportedTable::Nodes);
     const NOTE_HINT: Option<&'static str> = Some(
@@ -28,9 +29,8 @@ impl TableRow for NodeView {
             // "Since" only where the state is news: on a list of ready
             // nodes it would be a second line on every row.
             let since = n
-                .since
-                .as_ref()
-                .and_then(|d| d.state.clone())
+                .state_since()
+                .cloned()
                 .filter(|_| n.state != NodeState::Ready);
             view! {
                 <StateBadge state=n.state.clone() />
@@ -75,7 +75,7 @@ impl TableRow for NodeView {
         .class("num")
         .sort(|n| format::parse_duration(&n.last_seen_ago).map_or(SortKey::Unknown, SortKey::Num)),
         Column::<Self>::new("actions", "Actions", |n| {
-            view! { <NodeActions node=n.clone() /> }.into_any()
+            view! { <NodeActions node=n.row.clone() /> }.into_any()
         })
         .class("actions")
         .label_hidden(),
@@ -124,9 +124,9 @@ impl TableRow for NodeView {
         (!self.unhealthy.is_empty()).then_some("has-unhealthy")
     }
 
-    fn notes(&self) -> Vec<RowNote> {
-        let dates = self.since.as_ref().map(|d| d.unhealthy.as_slice());
-        self.unhealthy
+    fn notes(row: &Row<Self>) -> Vec<RowNote> {
+        let dates = row.since.as_ref().map(|d| d.unhealthy.as_slice());
+        row.unhealthy
             .iter()
             .enumerate()
             .map(|(i, line)| {
@@ -172,7 +172,7 @@ impl Exported for NodeView {
 
 /// One page of the nodes, as the server cut it for the URL's view.
 #[component]
-pub fn NodesTable(page: TablePage<NodeView>, query: Memo<TableQuery>) -> impl IntoView {
+pub fn NodesTable(page: TablePage<Row<NodeView>>, query: Memo<TableQuery>) -> impl IntoView {
     view! {
         <PagedTable
             page

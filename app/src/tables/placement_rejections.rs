@@ -64,6 +64,7 @@ fn text_key(text: &str) -> SortKey {
 }
 
 impl TableRow for RejectionRow {
+    type Dates = crate::dated::Undated;
     const KEY_ATTR: &'static str = "data-rejection";
     const COLUMNS: &'static [Column<Self>] = &[
         Column::<Self>::new("profile", "Profile", |r| {

@@ -8,7 +8,7 @@ use crate::components::SinceNote;
 use crate::format;
 use crate::joins::has_error;
 use crate::table::{
-    Cell, Column, Exported, ExportedTable, FacetChoice, Field, RowNote, SortKey, TableRow,
+    Cell, Column, Exported, ExportedTable, FacetChoice, Field, Row, RowNote, SortKey, TableRow,
 };
 use crate::urls;
 
@@ -38,6 +38,7 @@ fn shard_node_names(r: &ReplicaView, separator: &str) -> String {
 }
 
 impl TableRow for ReplicaView {
+    type Dates = crate::journal_record::StateSince;
     const KEY_ATTR: &'static str = "data-replica";
     const EXPORTED_AS: Option<ExportedTable> = Some(ExportedTable::Replicas);
     const COLUMNS: &'static [Column<Self>] = &[
@@ -53,7 +54,7 @@ impl TableRow for ReplicaView {
         Column::<Self>::new("state", "State", |r| {
             view! {
                 <span class=format!("state state-{}", r.state)>{format::or_dash(&r.state)}</span>
-                <SinceNote since=r.since.as_deref().cloned() />
+                <SinceNote since=r.since.clone() />
             }
             .into_any()
         })
@@ -62,7 +63,7 @@ impl TableRow for ReplicaView {
         Column::<Self>::new("pool", "Pool", |r| format::or_dash(&r.pool).into_any())
             .sort(|r| SortKey::Text(r.pool.clone()))
             .text(|r| r.pool.clone()),
-        Column::<Self>::new("nodes", "Nodes", shards_cell)
+        Column::<Self>::new("nodes", "Nodes", |r| shards_cell(r))
             .title("node:[GPUs] for each shard")
             .class("shards")
             .sort(|r| SortKey::Text(shard_node_names(r, ",")))
@@ -108,13 +109,13 @@ impl TableRow for ReplicaView {
     }
 
     /// The replica's error, then each shard's, on the row they belong to.
-    fn notes(&self) -> Vec<RowNote> {
-        let shard_errors = self
+    fn notes(row: &Row<Self>) -> Vec<RowNote> {
+        let shard_errors = row
             .shards
             .iter()
             .filter(|s| !s.err.is_empty())
             .map(|s| format!("{} on {}: {}", s.id, s.node, s.err));
-        std::iter::once(self.err.clone())
+        std::iter::once(row.err.clone())
             .filter(|e| !e.is_empty())
             .chain(shard_errors)
             .map(|text| RowNote {

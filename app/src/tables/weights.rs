@@ -11,6 +11,7 @@ use crate::ui_settings::UiSettings;
 use crate::urls;
 
 impl TableRow for OrphanView {
+    type Dates = crate::dated::Undated;
     const KEY_ATTR: &'static str = "data-node";
     const EXPORTED_AS: Option<ExportedTable> = Some(ExportedTable::Weights);
     const COLUMNS: &'static [Column<Self>] = &[

@@ -793,8 +793,8 @@ fn sample_of(cluster: &Cluster, reading: &Reading, at: i64) -> Option<crate::wal
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::admin_client::AdminApiClient;
     use crate::cluster_tag::ClusterTag;
+    use crate::server::admin_client::AdminApiClient;
 
     fn round(pending: usize) -> Round {
         let tag = ClusterTag {

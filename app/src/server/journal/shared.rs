@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::leadership::Leadership;
 use super::since::SinceIndex;
 use super::store::{EventFilter, JournalStore, StoreError};
-use crate::admin_api::types::{ModelView, NodeView, ReplicaView};
+use crate::dated::{DatedModel, DatedNode, DatedReplica};
 use crate::journal_record::{FaultDate, JournalEvent, NodeSince, StateSince};
 
 /// Answers kept for pages that ask the same: open pages read again on
@@ -135,10 +135,10 @@ impl Journal {
 
     /// Fills in, for each of `nodes` of `cluster` (a page's rows), since
     /// when it has been in its state and each of its GPUs unhealthy.
-    pub fn date_nodes(&self, cluster: &str, nodes: &mut [NodeView]) {
+    pub fn date_nodes(&self, cluster: &str, nodes: &mut [DatedNode]) {
         let index = self.read_since_index();
         for n in nodes {
-            let state = super::transitions::node_state(n);
+            let state = super::transitions::node_state(&n.row);
             let dates = NodeSince {
                 state: index.node(cluster, &n.id, state).map(checked_now),
                 unhealthy: n
@@ -147,33 +147,29 @@ impl Journal {
                     .map(|gpu| dated(index.gpu(cluster, &n.id, gpu)))
                     .collect(),
             };
-            n.since = Some(Box::new(dates));
+            n.since = Some(dates);
         }
     }
 
     /// Fills in, for each of `models` of `cluster`, since when it has had
     /// its status.
-    pub fn date_models(&self, cluster: &str, models: &mut [ModelView]) {
+    pub fn date_models(&self, cluster: &str, models: &mut [DatedModel]) {
         let index = self.read_since_index();
         for m in models {
-            let status = crate::format::ModelStatus::of(m).label();
-            m.since = index
-                .model(cluster, &m.name, status)
-                .map(checked_now)
-                .map(Box::new);
+            let status = crate::format::ModelStatus::of(&m.row).label();
+            m.since = index.model(cluster, &m.name, status).map(checked_now);
         }
     }
 
     /// Fills in, for each of `replicas` of `cluster`, since when it has
     /// been in its state.
-    pub fn date_replicas(&self, cluster: &str, replicas: &mut [ReplicaView]) {
+    pub fn date_replicas(&self, cluster: &str, replicas: &mut [DatedReplica]) {
         let index = self.read_since_index();
         let now = crate::server::signing::unix_now() as i64;
         for r in replicas {
             r.since = index
                 .replica(cluster, &r.id, &r.state, r.age_sec, now)
-                .map(checked_now)
-                .map(Box::new);
+                .map(checked_now);
         }
     }
 
