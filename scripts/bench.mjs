@@ -1,14 +1,15 @@
 // The console's figures beside their budgets (issue: fast at any size and
 // any number of viewers). Run by `make bench`; each part alone with
 // `node scripts/bench.mjs PART` (sizes, pages, viewers, latency, memory,
-// browser, tab, holds, scale, clusters, data, journal, journal-postgres;
+// browser, tab, holds, scale, clusters, data, journal, journal-postgres,
+// journal-crate;
 // and quiet, an hour long, which runs only when named).
 // It starts its own simulated admin APIs and consoles from the release
 // binary on free ports, and stops them when done. Node is what the
 // end-to-end suite already installs; nothing else is needed.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import http from 'node:http';
@@ -1219,7 +1220,25 @@ async function journal() {
   report('30 days of a 5,000-node cluster (2,000 records a day) on disk', mb(statSync(resolve(month, 'journal.db')).size), 'recorded');
 }
 
-const PARTS = { sizes, pages, outage, density, viewers, latency, memory, browser, tab, holds, scale, clusters, data, journal, 'events-load': eventsLoad, 'journal-postgres': journalPostgres, quiet };
+/** How long the journal crate's own tests take after a change to it: the
+ * loop of whoever works on it. The first run builds what it lacks and is
+ * not counted. */
+async function journalCrate() {
+  const test = () => {
+    const started = performance.now();
+    const run = spawnSync(resolve(ROOT, 'scripts/with-toolchain.sh'), ['cargo', 'test', '--release', '-p', 'llmgw-journal', '--features', 'ssr'], { cwd: ROOT, encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`the journal crate's tests failed:\n${run.stdout}\n${run.stderr}`);
+    return { seconds: (performance.now() - started) / 1000, passed: /test result: ok\. (\d+) passed/.exec(run.stdout)?.[1] };
+  };
+  test();
+  const lib = resolve(ROOT, 'crates/journal/src/lib.rs');
+  const now = new Date();
+  utimesSync(lib, now, now);
+  const { seconds, passed } = test();
+  report(`cargo test -p llmgw-journal after a change (${passed} tests)`, `${seconds.toFixed(0)} s`, '≤ 60 s', seconds <= 60);
+}
+
+const PARTS = { sizes, pages, outage, density, viewers, latency, memory, browser, tab, holds, scale, clusters, data, journal, 'events-load': eventsLoad, 'journal-postgres': journalPostgres, 'journal-crate': journalCrate, quiet };
 // An hour long: measured when named, not by every `make bench`.
 const ONLY_NAMED = ['quiet'];
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('--'));

@@ -230,7 +230,7 @@ impl JournalAt {
     /// The URL sqlx opens.
     pub fn url(&self) -> String {
         match self {
-            Self::DataDir(dir) => app::server::journal::store::sqlite_url(&dir.join("journal.db")),
+            Self::DataDir(dir) => llmgw_journal::store::sqlite_url(&dir.join("journal.db")),
             Self::Database(url) => url.clone(),
         }
     }
@@ -453,7 +453,7 @@ fn journal_at(
         if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
             return Err(format!(
                 "--database {}: give a PostgreSQL URL (postgres://user@host/database); the built-in journal is an SQLite file in --data-dir",
-                app::server::journal::store::redacted(&url)
+                llmgw_journal::store::redacted(&url)
             ));
         }
         return Ok(JournalAt::Database(url));

@@ -8,7 +8,7 @@ use std::ops::Deref;
 use serde::{Deserialize, Serialize};
 
 use crate::admin_api::types::{ModelView, NodeView, ReplicaView};
-use crate::journal_record::{NodeSince, StateSince};
+use llmgw_journal::record::{NodeSince, StateSince};
 
 /// `row` and, where the journal knows, since when it has been as it is.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,8 +5,8 @@
 //! "cordoned by jane: RMA 5120 — done", with the transition it caused.
 
 use crate::audit_record::Outcome;
-use crate::journal_event::{Event, NODE_STATE_ACTION};
-use crate::journal_record::{ATTEMPT_LEAD, EventKind, JournalEvent};
+use llmgw_journal::event::{Event, NODE_STATE_ACTION};
+use llmgw_journal::record::{ATTEMPT_LEAD, EventKind, JournalEvent};
 
 /// One line of the events table.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -154,7 +154,7 @@ fn caused_by(transition: &JournalEvent, line: &EventLine) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::journal_event::Attempt;
+    use llmgw_journal::event::Attempt;
 
     fn attempt(at: i64, outcome: Outcome) -> JournalEvent {
         Event::Attempt(Attempt {

@@ -4,7 +4,7 @@
 //! ("2026-12-01T09:00Z", or seconds since the Unix epoch); `before` is the
 //! record the page starts after (the next, older page).
 
-use crate::journal_record::EventKind;
+use llmgw_journal::record::EventKind;
 
 /// Records on one page of events; a history section shows fewer.
 pub const PAGE: u32 = 100;

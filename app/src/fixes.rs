@@ -18,8 +18,8 @@ use crate::estimate::{self, Capacity, GB, Need, Shortfall, Verdict};
 use crate::fast_hash::{FastMap, FastSet};
 use crate::format;
 use crate::joins::runs_on;
-use crate::journal_record::StateSince;
 use crate::reasons::{self, Concern, Vocabulary};
+use llmgw_journal::record::StateSince;
 
 /// A replica unused for this long is worth naming as a holder of GPUs.
 pub const IDLE_FOR_HOURS_SEC: i64 = 3600;
@@ -763,7 +763,7 @@ mod tests {
     use super::*;
     use crate::admin_api::types::Shard;
     use crate::estimate::tests::rejection;
-    use crate::journal_record::NodeSince;
+    use llmgw_journal::record::NodeSince;
 
     const MODEL: &str = "m";
 

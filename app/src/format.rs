@@ -243,7 +243,7 @@ pub fn left(sec: i64) -> String {
 /// (since 09:12 UTC)", or, where the record starts later than the state,
 /// "since at least 10:03 UTC (recorded from then)"; then who made it so
 /// through a console and why.
-pub fn since(s: &crate::journal_record::StateSince) -> String {
+pub fn since(s: &llmgw_journal::record::StateSince) -> String {
     let now = s.checked;
     let mut text = if s.at_least {
         format!("since at least {} (recorded from then)", moment(s.at, now))
@@ -257,7 +257,7 @@ pub fn since(s: &crate::journal_record::StateSince) -> String {
 /// [`since`] as a list's cell has room for: "2 h 14 m", "< 1 m", or where
 /// the record starts later than the state "≥ 3 d 2 h" ("≥ 40 s"); then
 /// who and why.
-pub fn since_short(s: &crate::journal_record::StateSince) -> String {
+pub fn since_short(s: &llmgw_journal::record::StateSince) -> String {
     let age = s.checked - s.at;
     let mut text = match (s.at_least, age < 60) {
         (true, _) => format!("≥ {}", span(age)),
@@ -271,20 +271,20 @@ pub fn since_short(s: &crate::journal_record::StateSince) -> String {
 /// Since when a GPU has been unhealthy: "unhealthy for 4 m (since 18:31
 /// UTC)", or for one that turned after the record began and is not in it
 /// yet "new, not yet dated"; nothing where the journal knows nothing.
-pub fn unhealthy_since(date: &crate::journal_record::FaultDate) -> Option<String> {
+pub fn unhealthy_since(date: &llmgw_journal::record::FaultDate) -> Option<String> {
     fault(date, since)
 }
 
 /// [`unhealthy_since`] as a wall's line has room for: "unhealthy ≥ 3 d".
-pub fn unhealthy_since_short(date: &crate::journal_record::FaultDate) -> Option<String> {
+pub fn unhealthy_since_short(date: &llmgw_journal::record::FaultDate) -> Option<String> {
     fault(date, since_short)
 }
 
 fn fault(
-    date: &crate::journal_record::FaultDate,
-    dated: fn(&crate::journal_record::StateSince) -> String,
+    date: &llmgw_journal::record::FaultDate,
+    dated: fn(&llmgw_journal::record::StateSince) -> String,
 ) -> Option<String> {
-    use crate::journal_record::FaultDate;
+    use llmgw_journal::record::FaultDate;
     match date {
         FaultDate::Since(s) => Some(format!("unhealthy {}", dated(s))),
         FaultDate::New => Some(NOT_YET_DATED.to_string()),
@@ -331,7 +331,7 @@ pub fn without_paths(text: &str) -> String {
 /// What a fault the journal has not dated yet is called.
 pub const NOT_YET_DATED: &str = "new, not yet dated";
 
-fn by_and_why(s: &crate::journal_record::StateSince, text: &mut String) {
+fn by_and_why(s: &llmgw_journal::record::StateSince, text: &mut String) {
     if let Some(by) = &s.by {
         text.push_str(&format!(", by {by}"));
     }
@@ -513,7 +513,7 @@ mod tests {
 
     #[test]
     fn a_state_says_since_when_and_never_more_than_the_record_knows() {
-        use crate::journal_record::StateSince;
+        use llmgw_journal::record::StateSince;
         // 2026-12-01 (a Tuesday) 09:12 UTC, and later that day.
         let at = 1_796_116_320;
         assert_eq!(civil_date(at), (2026, 12, 1));

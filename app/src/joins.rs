@@ -58,7 +58,7 @@ pub struct DrainPreview {
     /// Since when the node has been in its state, and who set it and why,
     /// from the journal: what an uncordon would undo.
     #[serde(default)]
-    pub state_since: Option<crate::journal_record::StateSince>,
+    pub state_since: Option<llmgw_journal::record::StateSince>,
     /// The node's state as llmgw lists it: an uncordon of a draining node
     /// ends its drain.
     #[serde(default)]

@@ -23,8 +23,6 @@ pub mod format;
 pub mod gpu_strip;
 pub mod heartbeat;
 pub mod joins;
-pub mod journal_event;
-pub mod journal_record;
 pub mod live;
 pub mod pages;
 pub mod reasons;

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use llmgw_journal::Sample;
 use serde::{Deserialize, Serialize};
 
 use crate::admin_api::types::{
@@ -121,7 +122,7 @@ pub struct NotServing {
     pub why: String,
     /// Since when its status has held, from the journal.
     #[serde(default)]
-    pub since: Option<crate::journal_record::StateSince>,
+    pub since: Option<llmgw_journal::record::StateSince>,
     /// Wanted, and no replica of it is ready: it does not serve at all.
     #[serde(default)]
     pub down: bool,
@@ -151,25 +152,12 @@ pub struct Trouble {
     pub what: Vec<String>,
     /// Since when its first GPU now unhealthy has been, from the journal.
     #[serde(default)]
-    pub unhealthy_since: crate::journal_record::FaultDate,
+    pub unhealthy_since: llmgw_journal::record::FaultDate,
 }
 
 /// How many of the last hour's records the trouble panel shows: each takes
 /// the room of a node in trouble, and the panel must fit a 1080p screen.
 pub const RECENT_ROWS: usize = 2;
-
-/// The headline figures at one moment, kept for the trends.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Sample {
-    /// Seconds since the Unix epoch.
-    pub at: i64,
-    pub gpu_free: i64,
-    pub gpu_total: i64,
-    pub unhealthy_gpus: i64,
-    pub not_serving: i64,
-    pub nodes_in_trouble: i64,
-    pub reclaimable_bytes: i64,
-}
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WallView {
@@ -195,7 +183,7 @@ pub struct WallView {
     /// What the journal recorded of the cluster in the last hour, newest
     /// first, a few.
     #[serde(default)]
-    pub recent: Vec<crate::journal_record::JournalEvent>,
+    pub recent: Vec<llmgw_journal::record::JournalEvent>,
 }
 
 /// The nodes counted: what the wall, the overview of several clusters and

@@ -236,9 +236,9 @@ fn every_server_function_is_a_listed_read_or_a_listed_change() {
 
 #[tokio::test]
 async fn a_flood_of_refusals_of_any_shape_cannot_fill_the_audit_or_the_journal() {
-    use app::journal_record::EventKind;
-    use app::server::journal::{EventFilter, JournalStore};
     use futures_util::{StreamExt, stream};
+    use llmgw_journal::record::EventKind;
+    use llmgw_journal::{EventFilter, JournalStore};
 
     let dir = crate::support::databases::TempDir::new("audit-flood");
     let file = dir.0.join("audit.jsonl");

@@ -5,11 +5,11 @@
 
 use std::time::Duration;
 
-use app::journal_record::{EventKind, JournalEvent};
-use app::server::journal::leadership::{Lead, Term};
-use app::server::journal::lease::{Period, Presence};
-use app::server::journal::store::LastWrite;
-use app::server::journal::{EventFilter, JournalStore, SCHEMA_VERSION};
+use llmgw_journal::leadership::{Lead, Term};
+use llmgw_journal::lease::{Period, Presence};
+use llmgw_journal::record::{EventKind, JournalEvent};
+use llmgw_journal::store::LastWrite;
+use llmgw_journal::{EventFilter, JournalStore, SCHEMA_VERSION};
 
 use crate::support::databases::{Postgres, TempDir, sqlite_url};
 use crate::support::poll::until_within;

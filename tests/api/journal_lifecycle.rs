@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use app::journal_record::{EventKind, JournalEvent};
-use app::server::journal::{EventFilter, JournalStore};
+use llmgw_journal::record::{EventKind, JournalEvent};
+use llmgw_journal::{EventFilter, JournalStore};
 
 use crate::support::databases::{Postgres, TempDir, sqlite_url};
 use crate::support::journal_steps::*;

@@ -1,8 +1,8 @@
 //! A journal's database that fills, may grow no further, or goes down:
 //! said on every page and in `/readyz`, recording caught up after.
 
-use app::journal_record::{EventKind, JournalEvent};
-use app::server::journal::JournalStore;
+use llmgw_journal::JournalStore;
+use llmgw_journal::record::{EventKind, JournalEvent};
 
 use crate::support::databases::Postgres;
 use crate::support::helpers::{fetch_page, http};

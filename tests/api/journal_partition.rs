@@ -8,8 +8,8 @@
 
 use std::time::{Duration, Instant};
 
-use app::journal_record::EventKind;
-use app::server::journal::JournalStore;
+use llmgw_journal::JournalStore;
+use llmgw_journal::record::EventKind;
 
 use crate::support::databases::Postgres;
 use crate::support::journal_steps::{

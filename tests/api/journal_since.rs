@@ -3,10 +3,10 @@
 //! to begin, an unhealthy GPU dated, a model's status on its explain page.
 
 use app::audit_record::Outcome;
-use app::journal_event::{Event, NODE_STATE_ACTION};
-use app::journal_record::EventKind;
-use app::server::journal::EventFilter;
 use app::urls;
+use llmgw_journal::EventFilter;
+use llmgw_journal::event::{Event, NODE_STATE_ACTION};
+use llmgw_journal::record::EventKind;
 
 use crate::support::helpers::{BASE, fetch_page, http, simulator_list};
 use crate::support::html::Page;

@@ -1,7 +1,7 @@
 //! Where the journal is read whole: the events page's filters and pages,
 //! and the wall's trends a week back.
 
-use app::journal_record::EventKind;
+use llmgw_journal::record::EventKind;
 
 use crate::support::helpers::{fetch_page, http};
 use crate::support::html::Page;
@@ -153,7 +153,7 @@ async fn the_walls_trends_reach_back_a_week_from_the_store_and_survive_a_restart
     let now = unix_now();
     let day = 86_400;
     for (ago, trouble) in [(8 * day, 99), (6 * day, 1), (3 * day, 42), (3600, 2)] {
-        let sample = app::wall::Sample {
+        let sample = llmgw_journal::Sample {
             at: now - ago,
             gpu_free: 10,
             gpu_total: 64,

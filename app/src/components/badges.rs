@@ -36,7 +36,7 @@ pub const JOURNAL_NOTE: &str =
 /// Since when the state beside it has held, short, with the whole
 /// sentence on hover; nothing where the journal does not know.
 #[component]
-pub fn SinceNote(since: Option<crate::journal_record::StateSince>) -> impl IntoView {
+pub fn SinceNote(since: Option<llmgw_journal::record::StateSince>) -> impl IntoView {
     since.map(|s| {
         view! {
             " "

@@ -6,10 +6,10 @@ use leptos::prelude::*;
 use crate::event_lines::{EventLine, fold};
 use crate::events_query::EventQuery;
 use crate::format;
-use crate::journal_record::EventKind;
 use crate::live::Live;
 use crate::server_fns::events::{EventsPage as Records, list_events};
 use crate::urls;
+use llmgw_journal::record::EventKind;
 
 /// Records as a table, one line per action: when, about what, what
 /// happened (who and why), and its detail.

@@ -194,7 +194,7 @@ fn NodeActionDialogFor(state: TargetState, node: String, report: DrainPreview) -
                     <input
                         type="text"
                         name="reason"
-                        maxlength=crate::journal_record::NOTE_LIMIT.to_string()
+                        maxlength=llmgw_journal::record::NOTE_LIMIT.to_string()
                         placeholder="NVLink errors, RMA 4411"
                         autocomplete="off"
                         // Where the hands are once the dialog opens, with

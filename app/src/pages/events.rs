@@ -10,10 +10,10 @@ use leptos_router::hooks::use_query_map;
 
 use crate::components::EventTable;
 use crate::events_query::{EventQuery, is_window};
-use crate::journal_record::EventKind;
 use crate::live::Live;
 use crate::server_fns::events::{EventsPage as Records, list_events};
 use crate::urls;
+use llmgw_journal::record::EventKind;
 
 /// Windows offered by the page's form; any other can be typed in the URL.
 const WINDOWS: [(&str, &str); 6] = [

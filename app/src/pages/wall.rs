@@ -11,12 +11,13 @@ use leptos_router::hooks::use_query_map;
 
 use crate::components::ClusterBadge;
 use crate::format::{self, file_size};
-use crate::journal_record::JournalEvent;
 use crate::live::Live;
 use crate::live::markup::WALL_SHOWN_ATTR;
 use crate::server_fns::wall::{ClusterWall, read_wall, read_walls};
 use crate::ui_settings::UiSettings;
-use crate::wall::{Panel, RECENT_ROWS, Sample, WallLayout, WallView};
+use crate::wall::{Panel, RECENT_ROWS, WallLayout, WallView};
+use llmgw_journal::Sample;
+use llmgw_journal::record::JournalEvent;
 
 /// Models that fit a panel at 1920x1080 (and 4K, scaled), each on two
 /// lines (the model, then why); one fewer when "and N more" follows.

@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 use std::sync::{Mutex, PoisonError};
 
-use crate::wall::Sample;
+use llmgw_journal::Sample;
 
 /// At most this many samples: about 50 bytes each, 40 KiB in all.
 pub const CAPACITY: usize = 720;

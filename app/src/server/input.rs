@@ -34,7 +34,7 @@ pub fn name<'a>(what: &str, value: &'a str) -> Result<&'a str, ConsoleError> {
     Ok(value)
 }
 
-pub use crate::journal_record::NOTE_LIMIT;
+pub use llmgw_journal::record::NOTE_LIMIT;
 
 /// An operator's optional line of text (a cordon's reason): trimmed, none
 /// when blank, one line without control or invisible characters, and at

@@ -8,15 +8,16 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::history::History;
-use super::journal::EventFilter;
 use super::journal::Journal;
-use super::journal::trends::{self, thinned};
 use super::snapshots::{Snapshot, Snapshots};
 use crate::admin_api::AdminApiError;
 use crate::admin_api::types::{ModelView, NodeView};
 use crate::format::ModelStatus;
-use crate::journal_record::{EventKind, JournalEvent};
-use crate::wall::{Sample, WallView, wall_view};
+use crate::wall::{WallView, wall_view};
+use llmgw_journal::EventFilter;
+use llmgw_journal::Sample;
+use llmgw_journal::record::{EventKind, JournalEvent};
+use llmgw_journal::trends::{self, thinned};
 
 /// How long the wall's view waits for the journal's database.
 const STORE_WAIT: Duration = Duration::from_millis(500);
@@ -170,7 +171,7 @@ impl WallFeed {
 
     /// The store, while it answers: every wall waits for this view, and
     /// the live figures must not wait for a database that is down.
-    fn answering_store(&self) -> Option<&super::journal::JournalStore> {
+    fn answering_store(&self) -> Option<&llmgw_journal::JournalStore> {
         self.journal
             .store()
             .filter(|_| self.journal.error().is_none())

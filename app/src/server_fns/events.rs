@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ConsoleError;
-use crate::journal_record::JournalEvent;
+use llmgw_journal::record::JournalEvent;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EventsPage {
@@ -33,8 +33,8 @@ mod ssr {
     use super::*;
     use crate::events_query::{EventQuery, PAGE, moment_of};
     use crate::server::ConsoleContext;
-    use crate::server::journal::EventFilter;
     use crate::server::signing::unix_now;
+    use llmgw_journal::EventFilter;
 
     pub async fn list_events(query: String) -> Result<EventsPage, ConsoleError> {
         let cx = ConsoleContext::current()?;

@@ -22,7 +22,7 @@ pub struct PlacementReport {
     /// The other clusters whose catalog lists a model of the same name.
     pub also_in: Vec<crate::cluster_tag::ClusterTag>,
     /// Since when it has had its status, from the journal.
-    pub since: Option<crate::journal_record::StateSince>,
+    pub since: Option<llmgw_journal::record::StateSince>,
     /// How many seconds ago llmgw's explanation was read: the rejections
     /// are that old, the nodes beside them as they are now.
     #[serde(default)]

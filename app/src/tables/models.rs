@@ -12,7 +12,7 @@ use crate::table::{
 use crate::urls;
 
 impl TableRow for ModelView {
-    type Dates = crate::journal_record::StateSince;
+    type Dates = llmgw_journal::record::StateSince;
     const KEY_ATTR: &'static str = "data-model";
     const EXPORTED_AS: Option<ExportedTable> = Some(ExportedTable::Models);
     const COLUMNS: &'static [Column<Self>] = &[

@@ -12,7 +12,7 @@ use crate::table::{
 use crate::{format, urls};
 
 impl TableRow for NodeView {
-    type Dates = crate::journal_record::NodeSince;
+    type Dates = llmgw_journal::record::NodeSince;
     const KEY_ATTR: &'static str = "data-node";
     const EXPORTED_AS: Option<ExportedTable> = Some(ExportedTable::Nodes);
     const NOTE_HINT: Option<&'static str> = Some(

@@ -38,7 +38,7 @@ fn shard_node_names(r: &ReplicaView, separator: &str) -> String {
 }
 
 impl TableRow for ReplicaView {
-    type Dates = crate::journal_record::StateSince;
+    type Dates = llmgw_journal::record::StateSince;
     const KEY_ATTR: &'static str = "data-replica";
     const EXPORTED_AS: Option<ExportedTable> = Some(ExportedTable::Replicas);
     const COLUMNS: &'static [Column<Self>] = &[

@@ -33,7 +33,7 @@ impl Drop for TempDir {
 
 /// The URL of a fresh SQLite journal in `dir`.
 pub fn sqlite_url(dir: &Path) -> String {
-    app::server::journal::store::sqlite_url(&dir.join("journal.db"))
+    llmgw_journal::store::sqlite_url(&dir.join("journal.db"))
 }
 
 /// A PostgreSQL server of the test's own.

@@ -3,8 +3,8 @@
 //! reading what the journal holds, starting a console that records, and
 //! waiting for what its pages and `/readyz` say.
 
-use app::journal_record::{EventKind, JournalEvent};
-use app::server::journal::{EventFilter, JournalStore};
+use llmgw_journal::record::{EventKind, JournalEvent};
+use llmgw_journal::{EventFilter, JournalStore};
 
 use crate::support::databases::{TempDir, sqlite_url};
 use crate::support::helpers::{fetch_page, http, simulator_list};

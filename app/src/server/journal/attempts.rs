@@ -14,8 +14,8 @@ use tokio::sync::Notify;
 use super::shared::Journal;
 use crate::audit_record::Asked;
 use crate::audit_record::{AuditRecord, Outcome};
-use crate::journal_event::{Attempt, Event};
-use crate::journal_record::JournalEvent;
+use llmgw_journal::event::{Attempt, Event};
+use llmgw_journal::record::JournalEvent;
 
 /// Attempts waiting for the database, at most: a flood of refusals from a
 /// hostile page, or a long outage, costs this much memory and no more

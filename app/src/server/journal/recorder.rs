@@ -15,20 +15,20 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::leadership::{Lead, Term};
-use super::lease::{Period, Presence};
-use super::outbox::{AttemptBatches, Outbox, Resent, Settled};
 use super::shared::Journal;
-use super::since::BRIDGED_GAP;
-use super::store::{JournalStore, LastWrite, StoreError};
 use super::transitions::{Reading, ToFind, between, found, gone_unseen};
-use super::trends;
 use crate::format::ModelStatus;
-use crate::journal_event::Event;
-use crate::journal_record::{EventKind, JournalEvent};
 use crate::server::audit::AuditLog;
 use crate::server::clusters::Cluster;
 use crate::server::signing::unix_now;
+use llmgw_journal::event::Event;
+use llmgw_journal::leadership::{Lead, Term};
+use llmgw_journal::lease::{Period, Presence};
+use llmgw_journal::outbox::{AttemptBatches, Outbox, Resent, Settled};
+use llmgw_journal::record::{EventKind, JournalEvent};
+use llmgw_journal::since::BRIDGED_GAP;
+use llmgw_journal::store::{JournalStore, LastWrite, StoreError};
+use llmgw_journal::trends;
 
 /// Records waiting for a database that was down, at most: past this they
 /// are dropped, the log says how many, and recording starts again from the
@@ -154,7 +154,7 @@ impl Round {
         clusters: &'a [&'a str],
         expected: &'a [(&'a str, Option<LastWrite>)],
         at: i64,
-        samples: &'a [(String, crate::wall::Sample)],
+        samples: &'a [(String, llmgw_journal::Sample)],
     ) -> Period<'a> {
         Period {
             events: self.outbox.waiting(),
@@ -348,7 +348,7 @@ impl Recorder {
         round: &mut Round,
         reads: Vec<Reading>,
         at: i64,
-    ) -> Vec<(String, crate::wall::Sample)> {
+    ) -> Vec<(String, llmgw_journal::Sample)> {
         let mut samples = Vec::new();
         let outbox = &mut round.outbox;
         for (f, mut read) in round.followed.iter_mut().zip(reads) {
@@ -403,7 +403,7 @@ impl Recorder {
         store: &JournalStore,
         round: &mut Round,
         at: i64,
-        samples: &[(String, crate::wall::Sample)],
+        samples: &[(String, llmgw_journal::Sample)],
     ) -> bool {
         if !self.settle_unanswered(store, round).await {
             return false;
@@ -773,7 +773,7 @@ impl Recorder {
 
 /// The wall's headline figures of `reading`, when its three lists are in;
 /// the orphaned weights as last listed, or none.
-fn sample_of(cluster: &Cluster, reading: &Reading, at: i64) -> Option<crate::wall::Sample> {
+fn sample_of(cluster: &Cluster, reading: &Reading, at: i64) -> Option<llmgw_journal::Sample> {
     let (nodes, models, replicas) = (
         reading.nodes.as_ref()?,
         reading.models.as_ref()?,

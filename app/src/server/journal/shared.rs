@@ -9,11 +9,11 @@ use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::leadership::Leadership;
-use super::since::SinceIndex;
-use super::store::{EventFilter, JournalStore, StoreError};
 use crate::dated::{DatedModel, DatedNode, DatedReplica};
-use crate::journal_record::{FaultDate, JournalEvent, NodeSince, StateSince};
+use llmgw_journal::leadership::Leadership;
+use llmgw_journal::record::{FaultDate, JournalEvent, NodeSince, StateSince};
+use llmgw_journal::since::SinceIndex;
+use llmgw_journal::store::{EventFilter, JournalStore, StoreError};
 
 /// Answers kept for pages that ask the same: open pages read again on
 /// every change of the cluster, and a hundred viewers of one events page

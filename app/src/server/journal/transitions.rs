@@ -10,9 +10,9 @@ use std::sync::Arc;
 use crate::admin_api::types::{ModelView, NodeView, ReplicaView};
 use crate::fixes::is_silent;
 use crate::format::{DASH, ModelStatus};
-use crate::journal_event::{Event, Found};
-use crate::journal_record::{EventKind, JournalEvent, storable};
 use crate::wall::disk_nearly_full;
+use llmgw_journal::event::{Event, Found};
+use llmgw_journal::record::{EventKind, JournalEvent, storable};
 
 /// One read of the lists the journal follows. `headlines` holds, for the
 /// models not placed whose explanation has been read, its headline.
@@ -131,11 +131,7 @@ fn paired<'a, T>(
     (pairs, gone)
 }
 
-/// The usual state of a node, status of a model and state of a replica,
-/// in the console's words: what a start of recording takes everything it
-/// does not find otherwise to be in, so that it writes (and the console
-/// holds) only the few that are not.
-pub const USUAL: &str = "ready";
+pub use llmgw_journal::record::USUAL;
 
 /// Which of a cluster's lists are still to be found (see [`found`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -452,7 +448,7 @@ fn replicas(was: &[ReplicaView], now: &[ReplicaView], out: &mut Records<'_>) {
 mod tests {
     use super::*;
     use crate::admin_api::types::{NodeState, Shard};
-    use crate::journal_event::GONE_UNSEEN;
+    use llmgw_journal::event::GONE_UNSEEN;
 
     fn node(id: &str, state: NodeState) -> NodeView {
         NodeView {

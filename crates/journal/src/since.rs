@@ -6,12 +6,10 @@
 
 use std::collections::HashMap;
 
-use super::transitions::USUAL;
-use crate::audit_record::Outcome;
-use crate::journal_event::{Attempt, Event};
-use crate::journal_record::{
-    ATTEMPT_LEAD, EventKind, FaultDate, JournalEvent, StateSince, storable,
-};
+use crate::Outcome;
+use crate::event::{Attempt, Event};
+use crate::record::USUAL;
+use crate::record::{ATTEMPT_LEAD, EventKind, FaultDate, JournalEvent, StateSince, storable};
 
 /// A gap in the record this short (a restart, an upgrade) is bridged: a
 /// state that is the same on both sides of it keeps its start. A change
@@ -20,7 +18,7 @@ pub const BRIDGED_GAP: i64 = 600;
 
 const UNHEALTHY: &str = "unhealthy";
 
-pub use crate::journal_event::RESUMED;
+pub use crate::event::RESUMED;
 
 /// How much older than a replica its date may be: the age llmgw gave is
 /// that of the last read of the list, which may be a period or more old

@@ -7,11 +7,11 @@
 
 use super::database::StoreError;
 use super::store::JournalStore;
-use crate::journal_record::JournalEvent;
+use crate::record::JournalEvent;
 
 /// The transitions waiting for the database.
 #[derive(Debug, Default)]
-pub(super) struct Outbox {
+pub struct Outbox {
     waiting: Vec<JournalEvent>,
     /// A write whose answer did not come (its database cut off, or past
     /// its time): its `at`, and how many of `waiting`, the oldest, it
@@ -21,7 +21,7 @@ pub(super) struct Outbox {
 
 /// What became of a write whose answer did not come.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) enum Settled {
+pub enum Settled {
     /// There was none, or it was not committed: everything waiting is
     /// still to be written.
     Nothing,
@@ -122,7 +122,7 @@ impl Outbox {
 /// batches: one the database did not take, or whose answer was lost, is
 /// sent again under its number, and the database writes a number once.
 #[derive(Debug, Default)]
-pub(super) struct AttemptBatches {
+pub struct AttemptBatches {
     /// The number of the last batch.
     last: i64,
     unanswered: Option<(i64, Vec<JournalEvent>)>,
@@ -130,7 +130,7 @@ pub(super) struct AttemptBatches {
 
 /// What sending again a batch whose answer was lost found.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) enum Resent {
+pub enum Resent {
     /// There was none.
     Nothing,
     Written,
@@ -179,7 +179,7 @@ impl AttemptBatches {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::journal_record::EventKind;
+    use crate::record::EventKind;
 
     fn record(at: i64, cluster: &str) -> JournalEvent {
         JournalEvent::new(at, cluster, EventKind::NodeState)

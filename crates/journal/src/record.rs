@@ -18,6 +18,12 @@ pub fn storable(text: &str) -> String {
     text.replace('\0', "\u{FFFD}")
 }
 
+/// The usual state of a node, status of a model and state of a replica,
+/// in the console's words: what a start of recording takes everything it
+/// does not find otherwise to be in, so that it writes (and the console
+/// holds) only the few that are not.
+pub const USUAL: &str = "ready";
+
 /// A change made through a console is seen in llmgw's lists a poll or so
 /// later: an attempt this much older than a transition is still its cause.
 pub const ATTEMPT_LEAD: i64 = 120;

@@ -8,8 +8,8 @@
 
 use sqlx::AnyConnection;
 
-use crate::journal_event::{NODE_STATE_ACTION, RESUMED};
-use crate::journal_record::EventKind;
+use crate::event::{NODE_STATE_ACTION, RESUMED};
+use crate::record::EventKind;
 
 /// The table, its index by id for the prune's lookups, and how far into
 /// the journal it has taken records. Its key is what a record is the

@@ -13,7 +13,7 @@ pub use super::database::{Backend, StoreError};
 use super::latest;
 use super::migrations;
 use super::sql::{Statement, Value};
-use crate::journal_record::{EventKind, JournalEvent, storable};
+use crate::record::{EventKind, JournalEvent, storable};
 
 /// Rows in one INSERT: its SQL and values are held at once, so a burst is
 /// written in parts (SQLite would take up to 3,276 rows of ten).
@@ -734,10 +734,10 @@ mod tests {
     use sqlx::Row;
 
     use super::{EventFilter, JournalStore, LastWrite, mark_recorded_on};
-    use crate::audit_record::Outcome;
-    use crate::journal_event::Event;
-    use crate::journal_record::{EventKind, JournalEvent};
-    use crate::server::journal::since::SinceIndex;
+    use crate::Outcome;
+    use crate::event::Event;
+    use crate::record::{EventKind, JournalEvent};
+    use crate::since::SinceIndex;
 
     /// An SQLite journal's URL in a directory of the test's own, removed
     /// when dropped, failed test or not.

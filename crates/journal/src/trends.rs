@@ -6,7 +6,7 @@
 use sqlx::{AnyConnection, Row};
 
 use super::store::{ANSWER_WITHIN, JournalStore, PRUNE_WITHIN, StoreError, answered};
-use crate::wall::Sample;
+use crate::Sample;
 
 /// At least this many seconds between two samples kept of a cluster: a
 /// week of them is about 10,000 rows, read once at start.

@@ -48,7 +48,7 @@ struct Held {
 impl Leadership {
     /// This console holds `lead` until `until` (its own clock, counted
     /// from before it asked), for `clusters`.
-    pub(super) fn led(&self, lead: Lead, until: i64, clusters: Vec<String>) {
+    pub fn led(&self, lead: Lead, until: i64, clusters: Vec<String>) {
         *self.write() = Some(Held {
             lead,
             until,
@@ -57,7 +57,7 @@ impl Leadership {
     }
 
     /// This console does not hold the lease, or does not know that it does.
-    pub(super) fn lost(&self) {
+    pub fn lost(&self) {
         *self.write() = None;
     }
 

@@ -25,8 +25,8 @@ use super::store::{
     mark_recorded_on, now, writing,
 };
 use super::trends::insert_sample;
-use crate::journal_record::JournalEvent;
-use crate::wall::Sample;
+use crate::Sample;
+use crate::record::JournalEvent;
 
 /// The session lock of the recording console: any number, the same in
 /// every console ("llmgwrec" in ASCII).

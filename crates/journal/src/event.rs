@@ -6,8 +6,8 @@
 
 use std::borrow::Cow;
 
-use crate::audit_record::Outcome;
-use crate::journal_record::{EventKind, JournalEvent};
+use crate::Outcome;
+use crate::record::{EventKind, JournalEvent};
 
 /// The server function that changes a node's state: its attempts name
 /// the state asked for.
