@@ -48,11 +48,21 @@ impl<T, D> Deref for Dated<T, D> {
 /// A node, since when it has been in its state and each GPU unhealthy.
 pub type DatedNode = Dated<NodeView, NodeSince>;
 
-/// A model, since when it has had its status.
-pub type DatedModel = Dated<ModelView, StateSince>;
+/// A model, since when it has had its status, and whether it is failing.
+pub type DatedModel = Dated<ModelView, ModelSince>;
 
 /// A replica, since when it has been in its state.
 pub type DatedReplica = Dated<ReplicaView, StateSince>;
+
+/// What a model's row says beyond llmgw's answer: since when it has had
+/// its status (from the journal), and the first error a replica of it, or
+/// a shard of one, reports (from the replica list; see
+/// `joins::mark_failing`), which makes it failing whatever its counts say.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelSince {
+    pub status: Option<StateSince>,
+    pub failing: Option<String>,
+}
 
 /// The dates of a row nothing dates: a table of such rows never has any.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

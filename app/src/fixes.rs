@@ -51,7 +51,8 @@ pub struct Explained<'a> {
 }
 
 /// What the console knows around the nodes some rejections name: those
-/// nodes (dated by the journal, with who set their state and why), their
+/// nodes (which the server dates from the journal after `around`: who set
+/// their state and why, without which no state is held), their
 /// orphaned weights, the replicas idling on them, the GPUs held there, and
 /// what each explained profile needs. Sent with a page so that the browser
 /// works out the same fixes as the server.

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 
 use crate::admin_api::types::{ModelView, NodeState, NodeView, OrphanView, Rejection, ReplicaView};
-use crate::dated::{Dated, DatedReplica};
+use crate::dated::{Dated, DatedModel, DatedReplica};
 use crate::format::ModelStatus;
 
 /// One rejection that names a node, with the model it was about.
@@ -292,14 +292,12 @@ pub fn failing_models(replicas: &[ReplicaView]) -> HashMap<&str, String> {
     failing
 }
 
-/// Fills in `failing` on each of `models`.
-pub fn mark_failing<'a>(
-    models: impl IntoIterator<Item = &'a mut ModelView>,
-    replicas: &[ReplicaView],
-) {
+/// Fills in whether each of `models` is failing, and with which error.
+pub fn mark_failing(models: &mut [DatedModel], replicas: &[ReplicaView]) {
     let failing = failing_models(replicas);
     for m in models {
-        m.failing = failing.get(m.name.as_str()).cloned();
+        let error = failing.get(m.name.as_str()).cloned();
+        m.since.get_or_insert_with(Default::default).failing = error;
     }
 }
 
@@ -442,13 +440,14 @@ mod tests {
         crashing.err = "engine exited with status 1; restart 3 of 5".into();
         crashing.shards[1].err = "CUDA out of memory".into();
         let replicas = vec![replica("r0", "big", "ready", &["c"]), crashing];
-        let mut models = vec![model("big", 1, 2), model("small", 1, 1)];
+        let mut models = crate::dated::undated(vec![model("big", 1, 2), model("small", 1, 1)]);
         mark_failing(&mut models, &replicas);
+        let failing = |m: &DatedModel| m.since.as_ref().and_then(|s| s.failing.clone());
         assert_eq!(
-            models[0].failing.as_deref(),
+            failing(&models[0]).as_deref(),
             Some("engine exited with status 1; restart 3 of 5 · on b: CUDA out of memory")
         );
-        assert_eq!(models[1].failing, None);
+        assert_eq!(failing(&models[1]), None);
     }
 
     #[test]

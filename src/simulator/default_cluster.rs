@@ -209,7 +209,6 @@ fn model(
         aliases: strings(aliases),
         profiles: strings(profiles),
         fallbacks: strings(fallbacks),
-        failing: None,
     }
 }
 

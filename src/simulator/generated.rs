@@ -291,7 +291,6 @@ fn build_with(node_count: usize, model_count: usize, seed: u64, placed_live: boo
             aliases: Vec::new(),
             profiles: vec![profile],
             fallbacks: Vec::new(),
-            failing: None,
         });
     }
 

@@ -619,6 +619,35 @@ async fn a_postgres_journal_from_before_versions_is_brought_up_to_date() {
     );
 }
 
+/// Tables dropped by hand from a journal whose version says it has them
+/// are made again at the next open, and `latest` is filled again from
+/// the records, rather than every write failing behind a version that
+/// says all is there.
+#[tokio::test]
+async fn a_postgres_journal_missing_a_table_its_version_promises_is_mended() {
+    let server = Postgres::start().await;
+    let store = JournalStore::open(&server.url).await.expect("opens");
+    store.append(&events("eu", 20)).await.expect("written");
+    let present = store.latest_states().await.expect("read");
+    drop(store);
+    server.ask("DROP TABLE latest; DROP TABLE samples; DROP TABLE attempts_written");
+    let store = JournalStore::open(&server.url).await.expect("opens again");
+    assert_eq!(store.latest_states().await.expect("read"), present);
+    for table in ["latest", "samples", "attempts_written"] {
+        assert_eq!(
+            server.ask(&format!(
+                "SELECT COUNT(*) FROM information_schema.tables WHERE table_name = '{table}'"
+            )),
+            "1",
+            "{table} made again"
+        );
+    }
+    store
+        .append(&events("eu", 2))
+        .await
+        .expect("written as before");
+}
+
 /// A console that starts while another prunes (a month of records may
 /// take minutes) neither waits for the prune nor makes every console's
 /// writes wait behind it: it asks for no lock on a table that exists.

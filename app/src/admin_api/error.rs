@@ -48,7 +48,7 @@ pub enum AdminApiError {
 impl AdminApiError {
     /// The status the console answers with: the admin API's own 4xx when it
     /// judged the request (a model that does not exist is a 404 here too),
-    /// otherwise 502, since the fault is upstream of the console.
+    /// otherwise 502: the fault is upstream of the console.
     pub fn http_status(&self) -> u16 {
         match self {
             Self::Status { code, .. } if (400..500).contains(code) => *code,

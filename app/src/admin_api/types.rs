@@ -20,7 +20,7 @@ where
     Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
-/// Seconds since a replica was last used. Anything below zero means that
+/// Seconds from a replica's last use to now. Anything below zero means that
 /// nothing has reported use yet, and `null` is read the same way.
 pub const IDLE_NOT_REPORTED: i64 = -1;
 
@@ -173,12 +173,6 @@ pub struct ModelView {
     #[cfg_attr(feature = "ssr", serde(alias = "Fallbacks"))]
     #[serde(deserialize_with = "null_as_default")]
     pub fallbacks: Vec<String>,
-    /// The first error a replica of it, or a shard of one, reports (see
-    /// `joins::mark_failing`): never read from llmgw, filled in only for
-    /// the rows a page shows.
-    #[cfg_attr(feature = "ssr", serde(skip_deserializing))]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub failing: Option<String>,
 }
 
 /// One part of a replica, on one node.

@@ -170,7 +170,12 @@ fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
             {match &report.model {
                 Some(m) => {
                     let status = ModelStatus::of(m);
-                    let failing = m.failing.clone().map(|error| view! {
+                    let (since, failing) = m
+                        .since
+                        .clone()
+                        .map(|s| (s.status, s.failing))
+                        .unwrap_or_default();
+                    let failing = failing.map(|error| view! {
                         <p class="model-line failing">
                             <span class="badge bad">"failing"</span>
                             " " <span class="error">{error}</span> " "
@@ -181,7 +186,7 @@ fn Report(report: PlacementReport, query: Memo<TableQuery>) -> impl IntoView {
                         {failing}
                         <p class="model-line">
                             <StatusBadge status />
-                            {report.since.as_ref().map(|s| view! { " " <span class="since" title="From the console's journal: a change shorter than one poll is not seen.">{format::since(s)}</span> "." })}
+                            {since.as_ref().map(|s| view! { " " <span class="since" title="From the console's journal: a change shorter than one poll is not seen.">{format::since(s)}</span> "." })}
                             {format!(" {} of {} wanted replicas ready, {} in all. ", m.ready, m.min, m.total)}
                             <a href=urls::replicas_of(&name)>
                                 {format::count(report.replicas.len(), "replica", "replicas")}

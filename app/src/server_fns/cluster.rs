@@ -60,7 +60,7 @@ mod ssr {
         cx.journal.date_models(&cx.cluster.tag.id, &mut page.rows);
         // Without the replicas the page stands; it only cannot say failing.
         if let Ok(replicas) = replicas {
-            crate::joins::mark_failing(page.rows.iter_mut().map(|m| &mut m.row), &replicas);
+            crate::joins::mark_failing(&mut page.rows, &replicas);
         }
         Ok(page)
     }

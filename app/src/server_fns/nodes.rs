@@ -23,6 +23,7 @@ pub async fn list_nodes(
 pub struct NodeReport {
     /// `None` when the control plane does not list the node.
     pub node: Option<DatedNode>,
+    /// The replicas with a shard on it: what a drain would move.
     pub replicas: Vec<DatedReplica>,
     pub rejections: Vec<NodeRejection>,
     /// Models whose explanation could not be read, with why: their
@@ -30,7 +31,6 @@ pub struct NodeReport {
     pub unexplained: Vec<(String, String)>,
     /// While explanations are still being read: how many of how many.
     pub gathering: Option<(usize, usize)>,
-    pub drain: DrainPreview,
     /// What the fixes beside its rejections are worked out from.
     pub around: Surroundings,
     /// The other clusters that list a node of the same name.
@@ -120,11 +120,14 @@ mod ssr {
             .map(Dated::undated);
         cx.journal
             .date_nodes(&cx.cluster.tag.id, node.as_mut_slice());
-        let mut drain = drain_preview(&id, &nodes, &models, &replicas);
-        cx.journal
-            .date_replicas(&cx.cluster.tag.id, &mut drain.replicas);
-        // What a drain would move is what runs here.
-        let here = drain.replicas.clone();
+        let mut here = crate::dated::undated(
+            replicas
+                .iter()
+                .filter(|r| crate::joins::runs_on(r, &id))
+                .cloned()
+                .collect(),
+        );
+        cx.journal.date_replicas(&cx.cluster.tag.id, &mut here);
         let found = rejections.of(&id);
         let mut named: Vec<&str> = found.iter().map(|f| f.model.as_str()).collect();
         named.sort_unstable();
@@ -149,7 +152,6 @@ mod ssr {
         cx.journal.date_nodes(&cx.cluster.tag.id, &mut around.nodes);
         Ok(NodeReport {
             also_in,
-            drain,
             around,
             node,
             replicas: here,

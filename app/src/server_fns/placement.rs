@@ -4,7 +4,8 @@
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::admin_api::types::{ExplainView, ModelView, ReplicaView};
+use crate::admin_api::types::{ExplainView, ReplicaView};
+use crate::dated::DatedModel;
 use crate::error::ConsoleError;
 #[cfg(feature = "ssr")]
 use crate::fixes::Explained;
@@ -13,16 +14,15 @@ use crate::fixes::Surroundings;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlacementReport {
     pub explain: ExplainView,
-    /// `None` when the catalog no longer lists the model.
-    pub model: Option<ModelView>,
+    /// `None` when the catalog no longer lists the model; dated, and
+    /// whether it is failing.
+    pub model: Option<DatedModel>,
     pub replicas: Vec<ReplicaView>,
     /// The nodes the rejections name, with their live state, orphaned
     /// weights and idle replicas: what the page's fixes are worked out from.
     pub around: Surroundings,
     /// The other clusters whose catalog lists a model of the same name.
     pub also_in: Vec<crate::cluster_tag::ClusterTag>,
-    /// Since when it has had its status, from the journal.
-    pub since: Option<llmgw_journal::record::StateSince>,
     /// How many seconds ago llmgw's explanation was read: the rejections
     /// are that old, the nodes beside them as they are now.
     #[serde(default)]
@@ -40,6 +40,7 @@ mod ssr {
     use std::collections::HashSet;
 
     use super::*;
+    use crate::dated::Dated;
     use crate::server::ConsoleContext;
     use crate::server::input;
 
@@ -67,8 +68,16 @@ mod ssr {
                 .known_models()
                 .is_some_and(|models| models.iter().any(|m| m.name == model))
         });
-        let mut found = models?.iter().find(|m| m.name == model).cloned();
-        crate::joins::mark_failing(found.as_mut(), &replicas);
+        let mut found: Vec<DatedModel> = models?
+            .iter()
+            .filter(|m| m.name == model)
+            .take(1)
+            .cloned()
+            .map(Dated::undated)
+            .collect();
+        cx.journal.date_models(&cx.cluster.tag.id, &mut found);
+        crate::joins::mark_failing(&mut found, &replicas);
+        let found = found.pop();
         let profiles = found
             .as_ref()
             .map(|m| m.profiles.clone())
@@ -86,14 +95,9 @@ mod ssr {
         );
         // Who set each node's state and why: a deliberate one is no fix.
         cx.journal.date_nodes(&cx.cluster.tag.id, &mut around.nodes);
-        let since = found.as_ref().and_then(|m| {
-            let status = crate::format::ModelStatus::of(m).label();
-            cx.journal.model_since(&cx.cluster.tag.id, &model, status)
-        });
         Ok(PlacementReport {
             explained_secs_ago,
             also_in,
-            since,
             model: found,
             around,
             replicas: replicas

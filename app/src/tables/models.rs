@@ -12,7 +12,7 @@ use crate::table::{
 use crate::urls;
 
 impl TableRow for ModelView {
-    type Dates = llmgw_journal::record::StateSince;
+    type Dates = crate::dated::ModelSince;
     const KEY_ATTR: &'static str = "data-model";
     const EXPORTED_AS: Option<ExportedTable> = Some(ExportedTable::Models);
     const COLUMNS: &'static [Column<Self>] = &[
@@ -83,14 +83,19 @@ impl TableRow for ModelView {
 /// replica reports an error is failing, its error first: never "wait"
 /// beside a replica that restarts.
 fn status_cell(m: &Row<ModelView>) -> AnyView {
-    if let Some(error) = &m.failing {
+    let (since, failing) = m
+        .since
+        .clone()
+        .map(|s| (s.status, s.failing))
+        .unwrap_or_default();
+    if let Some(error) = failing {
         return view! {
             <span class="badge bad failing">"failing"</span>
             " "
-            <span class="error">{error.clone()}</span>
+            <span class="error">{error}</span>
             " "
             <a class="next-step" href=urls::replicas_of(&m.name)>"replicas"</a>
-            <SinceNote since=m.since.clone() />
+            <SinceNote since />
         }
         .into_any();
     }
@@ -107,7 +112,7 @@ fn status_cell(m: &Row<ModelView>) -> AnyView {
         }
         _ => None,
     };
-    view! { <StatusBadge status />{next}<SinceNote since=m.since.clone() /> }.into_any()
+    view! { <StatusBadge status />{next}<SinceNote since /> }.into_any()
 }
 
 impl Exported for ModelView {

@@ -47,7 +47,10 @@ struct Held {
 
 impl Leadership {
     /// This console holds `lead` until `until` (its own clock, counted
-    /// from before it asked), for `clusters`.
+    /// from before it asked), for `clusters`. Only the recorder, which
+    /// renews the lease, says so; a wrong word here would make a console
+    /// try to act, never write twice: [`JournalStore::fenced`] asks the
+    /// database.
     pub fn led(&self, lead: Lead, until: i64, clusters: Vec<String>) {
         *self.write() = Some(Held {
             lead,

@@ -167,6 +167,19 @@ pub(super) const MIGRATIONS: [Migration; 6] = [
 /// The newest step this console knows.
 pub const NEWEST: i64 = MIGRATIONS[MIGRATIONS.len() - 1].version;
 
+/// Every table the steps make. A journal whose version says it has had
+/// them all and lacks one was changed by hand (a table dropped to save
+/// room, a restore of some tables only).
+const TABLES: [&str; 7] = [
+    "journal",
+    "recorded",
+    "samples",
+    "attempts_written",
+    "recorder",
+    "latest",
+    "latest_upto",
+];
+
 /// The journal's version: the newest step it has had (0 for a new
 /// journal, or one from before versions were kept).
 pub(super) const VERSION: &str = "SELECT COALESCE(MAX(version), 0) FROM journal_schema";
@@ -206,6 +219,7 @@ pub(super) async fn migrate(conn: &mut AnyConnection, backend: Backend) -> Resul
             migration.name
         );
     }
+    mend(conn, backend).await?;
     if from > NEWEST {
         tracing::warn!(
             version = from,
@@ -213,6 +227,45 @@ pub(super) async fn migrate(conn: &mut AnyConnection, backend: Backend) -> Resul
             "the journal's schema is newer than this console's: a newer console opened it; \
              this one writes what it knows"
         );
+    }
+    Ok(())
+}
+
+/// Makes again what the steps made and is gone, rather than trust the
+/// version and fail every write after it: every step only adds, and runs
+/// again changing nothing that is there. `latest` made again is filled
+/// from the journal at this open, not left empty beside a mark that says
+/// it is up to date.
+async fn mend(conn: &mut AnyConnection, backend: Backend) -> Result<(), StoreError> {
+    let listed = match backend {
+        Backend::Sqlite => "SELECT name FROM sqlite_master WHERE type = 'table'",
+        Backend::Postgres => {
+            "SELECT table_name::TEXT FROM information_schema.tables \
+             WHERE table_schema = current_schema()"
+        }
+    };
+    let present: Vec<String> = sqlx::query_scalar(listed).fetch_all(&mut *conn).await?;
+    let missing: Vec<&str> = TABLES
+        .into_iter()
+        .filter(|t| !present.iter().any(|p| p == t))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    tracing::warn!(
+        tables = missing.join(", "),
+        "the journal's database lacks tables its schema's version says it has \
+         (dropped by hand?): made again; what they held is gone"
+    );
+    for migration in &MIGRATIONS {
+        for change in (migration.changes)(backend) {
+            apply(conn, backend, change).await?;
+        }
+    }
+    if missing.contains(&"latest") {
+        sqlx::query("DELETE FROM latest_upto")
+            .execute(&mut *conn)
+            .await?;
     }
     Ok(())
 }

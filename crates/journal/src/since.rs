@@ -18,7 +18,8 @@ pub const BRIDGED_GAP: i64 = 600;
 
 const UNHEALTHY: &str = "unhealthy";
 
-pub use crate::event::RESUMED;
+#[cfg(test)]
+use crate::event::RESUMED;
 
 /// How much older than a replica its date may be: the age llmgw gave is
 /// that of the last read of the list, which may be a period or more old

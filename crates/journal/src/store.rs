@@ -826,6 +826,50 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn tables_dropped_by_hand_are_made_again_and_the_newest_records_found_again() {
+        let scratch = Scratch::new("dropped");
+        let store = JournalStore::open(&scratch.url).await.expect("opened");
+        let e = |at, kind| JournalEvent::new(at, "eu", kind);
+        store
+            .append(&[
+                e(10, EventKind::NodeState)
+                    .node("n1")
+                    .change("ready", "cordoned"),
+                e(20, EventKind::ModelStatus)
+                    .model("m1")
+                    .change("ready", "not placed"),
+            ])
+            .await
+            .expect("written");
+        let newest = store.latest_states().await.expect("read");
+        assert_eq!(newest.len(), 2, "{newest:?}");
+        for drop in ["DROP TABLE latest", "DROP TABLE samples"] {
+            sqlx::query(drop)
+                .execute(store.pool())
+                .await
+                .expect("as an operator short of room might");
+        }
+        drop(store);
+        let store = JournalStore::open(&scratch.url)
+            .await
+            .expect("opened again");
+        assert_eq!(store.latest_states().await.expect("read"), newest);
+        let samples: i64 = sqlx::query("SELECT COUNT(*) FROM samples")
+            .fetch_one(store.pool())
+            .await
+            .expect("made again")
+            .try_get(0)
+            .expect("a count");
+        assert_eq!(samples, 0);
+        store
+            .append(&[e(30, EventKind::NodeState)
+                .node("n1")
+                .change("cordoned", "ready")])
+            .await
+            .expect("and written to as before");
+    }
+
+    #[tokio::test]
     async fn records_written_without_the_table_are_taken_in_at_the_next_open() {
         let scratch = Scratch::new("latest");
         let url = &scratch.url;

@@ -5,11 +5,12 @@
 //! `--record-seconds`, so that the record has no holes.
 //!
 //! Of several consoles on one database only the holder of the lease
-//! writes (see `lease`): nothing is recorded twice, and another console
-//! takes over when the holder stops, dies, or is cut off. Each period is
-//! the same loop: observe every cluster, diff against the last reading,
-//! write the outbox (`outbox`) under the lease, prune when due; the
-//! leadership (`leadership`) is told what the lease is.
+//! writes (see `llmgw_journal::lease`): nothing is recorded twice, and
+//! another console takes over when the holder stops, dies, or is cut off.
+//! Each period is the same loop: observe every cluster, diff against the
+//! last reading, write the outbox (`llmgw_journal::outbox`) under the
+//! lease, prune when due; the leadership (`llmgw_journal::leadership`) is
+//! told what the lease is.
 
 use std::collections::HashMap;
 use std::sync::Arc;

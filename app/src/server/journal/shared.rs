@@ -52,7 +52,7 @@ impl Journal {
     }
 
     /// Whether this console acts for a cluster, and under which lease
-    /// (see `leadership`).
+    /// (see `llmgw_journal::leadership`).
     pub fn leadership(&self) -> &Leadership {
         &self.leadership
     }
@@ -157,7 +157,8 @@ impl Journal {
         let index = self.read_since_index();
         for m in models {
             let status = crate::format::ModelStatus::of(&m.row).label();
-            m.since = index.model(cluster, &m.name, status).map(checked_now);
+            m.since.get_or_insert_with(Default::default).status =
+                index.model(cluster, &m.name, status).map(checked_now);
         }
     }
 

@@ -12,7 +12,7 @@ use crate::fixes::is_silent;
 use crate::format::{DASH, ModelStatus};
 use crate::wall::disk_nearly_full;
 use llmgw_journal::event::{Event, Found};
-use llmgw_journal::record::{EventKind, JournalEvent, storable};
+use llmgw_journal::record::{EventKind, JournalEvent, USUAL, storable};
 
 /// One read of the lists the journal follows. `headlines` holds, for the
 /// models not placed whose explanation has been read, its headline.
@@ -130,8 +130,6 @@ fn paired<'a, T>(
         .collect();
     (pairs, gone)
 }
-
-pub use llmgw_journal::record::USUAL;
 
 /// Which of a cluster's lists are still to be found (see [`found`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
