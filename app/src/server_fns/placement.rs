@@ -68,16 +68,14 @@ mod ssr {
                 .known_models()
                 .is_some_and(|models| models.iter().any(|m| m.name == model))
         });
-        let mut found: Vec<DatedModel> = models?
+        let mut found = models?
             .iter()
-            .filter(|m| m.name == model)
-            .take(1)
+            .find(|m| m.name == model)
             .cloned()
-            .map(Dated::undated)
-            .collect();
-        cx.journal.date_models(&cx.cluster.tag.id, &mut found);
-        crate::joins::mark_failing(&mut found, &replicas);
-        let found = found.pop();
+            .map(Dated::undated);
+        cx.journal
+            .date_models(&cx.cluster.tag.id, found.as_mut_slice());
+        crate::joins::mark_failing(found.as_mut_slice(), &replicas);
         let profiles = found
             .as_ref()
             .map(|m| m.profiles.clone())

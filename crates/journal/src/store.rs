@@ -762,6 +762,30 @@ mod tests {
         }
     }
 
+    /// A journal in a directory of the test's own, opened.
+    async fn opened(what: &str) -> (Scratch, JournalStore) {
+        let scratch = Scratch::new(what);
+        let store = JournalStore::open(&scratch.url).await.expect("opened");
+        (scratch, store)
+    }
+
+    /// A record of the cluster the tests write to.
+    fn eu(at: i64, kind: EventKind) -> JournalEvent {
+        JournalEvent::new(at, "eu", kind)
+    }
+
+    fn cordoned(at: i64, node: &str) -> JournalEvent {
+        eu(at, EventKind::NodeState)
+            .node(node)
+            .change("ready", "cordoned")
+    }
+
+    fn not_placed(at: i64, model: &str) -> JournalEvent {
+        eu(at, EventKind::ModelStatus)
+            .model(model)
+            .change("ready", "not placed")
+    }
+
     /// How SQLite would answer `filter`: the indexes its plan names.
     async fn plan_of(store: &JournalStore, filter: &super::EventFilter) -> String {
         use sqlx::Row;
@@ -780,21 +804,13 @@ mod tests {
 
     #[tokio::test]
     async fn a_filter_by_node_or_model_walks_its_index_whatever_the_kind() {
-        let scratch = Scratch::new("plans");
-        let store = JournalStore::open(&scratch.url).await.expect("opened");
-        let e = |at, kind| JournalEvent::new(at, "eu", kind);
+        let (_scratch, store) = opened("plans").await;
         store
             .append(&[
-                e(10, EventKind::NodeState)
-                    .node("n1")
-                    .change("ready", "cordoned"),
-                e(20, EventKind::NodeState)
-                    .node("n2")
-                    .change("ready", "cordoned"),
-                e(30, EventKind::GpuUnhealthy).node("n1").detail("GPU 3"),
-                e(40, EventKind::ModelStatus)
-                    .model("m1")
-                    .change("ready", "not placed"),
+                cordoned(10, "n1"),
+                cordoned(20, "n2"),
+                eu(30, EventKind::GpuUnhealthy).node("n1").detail("GPU 3"),
+                not_placed(40, "m1"),
             ])
             .await
             .expect("written");
@@ -827,18 +843,9 @@ mod tests {
 
     #[tokio::test]
     async fn tables_dropped_by_hand_are_made_again_and_the_newest_records_found_again() {
-        let scratch = Scratch::new("dropped");
-        let store = JournalStore::open(&scratch.url).await.expect("opened");
-        let e = |at, kind| JournalEvent::new(at, "eu", kind);
+        let (scratch, store) = opened("dropped").await;
         store
-            .append(&[
-                e(10, EventKind::NodeState)
-                    .node("n1")
-                    .change("ready", "cordoned"),
-                e(20, EventKind::ModelStatus)
-                    .model("m1")
-                    .change("ready", "not placed"),
-            ])
+            .append(&[cordoned(10, "n1"), not_placed(20, "m1")])
             .await
             .expect("written");
         let newest = store.latest_states().await.expect("read");
@@ -862,7 +869,7 @@ mod tests {
             .expect("a count");
         assert_eq!(samples, 0);
         store
-            .append(&[e(30, EventKind::NodeState)
+            .append(&[eu(30, EventKind::NodeState)
                 .node("n1")
                 .change("cordoned", "ready")])
             .await
@@ -873,7 +880,7 @@ mod tests {
     async fn records_written_without_the_table_are_taken_in_at_the_next_open() {
         let scratch = Scratch::new("latest");
         let url = &scratch.url;
-        let e = |at, kind| JournalEvent::new(at, "eu", kind);
+        let e = eu;
         let store = JournalStore::open(url).await.expect("opened");
         store
             .append(&[
