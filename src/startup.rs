@@ -351,10 +351,13 @@ pub async fn run_simulator(args: SimulateArgs) -> Result<(), String> {
         _ => Simulator::demo(),
     };
     let listener = bind(args.listen).await?;
-    tracing::info!(
-        addr = %args.listen,
-        "simulated llmgw admin API is serving"
+    // The bound address, not the asked one: with port 0 the system picks it,
+    // and whoever started the simulator learns it here.
+    let url = format!(
+        "http://{}",
+        listener.local_addr().map_err(|e| e.to_string())?
     );
+    tracing::info!(%url, "simulated llmgw admin API is serving at {url}");
     tokio::select! {
         served = simulator.serve(listener) => served.map_err(|e| format!("the simulator stopped: {e}")),
         () = shutdown_signal() => Ok(()),

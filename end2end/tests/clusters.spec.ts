@@ -1,23 +1,14 @@
-import { expect, freePort, withJs, startOwn, stopOwn, test, waitFor, waitForIslands } from './support';
+import { expect, serveOwn, stopOwn, test, waitForIslands, withJs } from './support';
 
 // Two clusters of its own: eu (the demo cluster, with trouble) and us (a
 // small generated one).
 test.afterEach(stopOwn);
 
 async function twoClusters(): Promise<{ url: string; us: string }> {
-  const [eu, us, port] = [await freePort(), await freePort(), await freePort()];
-  startOwn(['simulate', '--listen', `127.0.0.1:${eu}`]);
-  startOwn(['simulate', '--listen', `127.0.0.1:${us}`, '--nodes', '12', '--models', '6', '--seed', '5']);
-  await waitFor(`http://127.0.0.1:${eu}/api/v1/nodes`);
-  await waitFor(`http://127.0.0.1:${us}/api/v1/nodes`);
-  startOwn([
-    '--cluster', `eu=127.0.0.1:${eu}`,
-    '--cluster', `us=127.0.0.1:${us}`,
-    '--listen', `127.0.0.1:${port}`,
-    '--refresh-seconds', '1',
-  ]);
-  await waitFor(`http://127.0.0.1:${port}/healthz`);
-  return { url: `http://127.0.0.1:${port}`, us: `http://127.0.0.1:${us}` };
+  const eu = await serveOwn(['simulate']);
+  const us = await serveOwn(['simulate', '--nodes', '12', '--models', '6', '--seed', '5']);
+  const { url } = await serveOwn(['--cluster', `eu=${eu.url}`, '--cluster', `us=${us.url}`, '--refresh-seconds', '1']);
+  return { url, us: us.url };
 }
 
 test('the overview shows every cluster, and each link keeps to its cluster', async ({ page }, testInfo) => {

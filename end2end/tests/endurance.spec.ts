@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { expect, freePort, withJs, startOwn as start, stopOwn, test, waitFor, waitForIslands } from './support';
+import { expect, serveOwn, stopOwn, test, waitForIslands, withJs } from './support';
 
 // Each test starts its own simulator and console, refreshing every 0.1 s.
 test.afterEach(stopOwn);
@@ -34,12 +34,8 @@ for (const path of ['/wall', '/nodes']) {
   test(`a thousand updates of ${path} against a changing cluster do not grow the heap`, async ({ page }, testInfo) => {
     test.skip(!withJs(testInfo), 'without JavaScript the page does not update');
     test.setTimeout(420_000);
-    const sim = await freePort();
-    const port = await freePort();
-    start(['simulate', '--listen', `127.0.0.1:${sim}`]);
-    start(['--admin-api', `127.0.0.1:${sim}`, '--listen', `127.0.0.1:${port}`, '--refresh-seconds', '0.1']);
-    await waitFor(`http://127.0.0.1:${sim}/api/v1/nodes`);
-    await waitFor(`http://127.0.0.1:${port}/healthz`);
+    const { port: sim } = await serveOwn(['simulate']);
+    const { port } = await serveOwn(['--admin-api', `127.0.0.1:${sim}`, '--refresh-seconds', '0.1']);
     const nodes = (await (await fetch(`http://127.0.0.1:${sim}/api/v1/nodes`)).json()) as { id: string }[];
     // Counted in the page: listening from Playwright would make DevTools keep
     // every response, and the heap would grow by the test's own doing.

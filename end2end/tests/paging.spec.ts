@@ -1,5 +1,5 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, freePort, withJs, startOwn, stopOwn, test, waitFor, waitForIslands } from './support';
+import { expect, serveOwn, stopOwn, test, waitForIslands, withJs } from './support';
 
 // A cluster of its own, larger than a page of the node table.
 test.afterEach(stopOwn);
@@ -7,13 +7,8 @@ test.afterEach(stopOwn);
 const NODES = 250;
 
 async function bigCluster(): Promise<string> {
-  const sim = await freePort();
-  const port = await freePort();
-  startOwn(['simulate', '--listen', `127.0.0.1:${sim}`, '--nodes', String(NODES), '--models', '50', '--seed', '7']);
-  startOwn(['--admin-api', `127.0.0.1:${sim}`, '--listen', `127.0.0.1:${port}`]);
-  await waitFor(`http://127.0.0.1:${sim}/api/v1/nodes`);
-  await waitFor(`http://127.0.0.1:${port}/healthz`);
-  return `http://127.0.0.1:${port}`;
+  const sim = await serveOwn(['simulate', '--nodes', String(NODES), '--models', '50', '--seed', '7']);
+  return (await serveOwn(['--admin-api', sim.url])).url;
 }
 
 test('past a hundred rows the table pages by links, and a new sort starts at page one', async ({ page }, testInfo) => {

@@ -1,34 +1,22 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, expect, freePort, withJs, test, waitForIslands } from './support';
+import { BIN, expect, serveOwn, stopOwn, test, waitForIslands, withJs } from './support';
 
 // The binary is all an operator gets: copied alone into an empty directory,
 // it must serve its pages, styles and WASM from memory.
 let dir: string;
-let child: ChildProcess | undefined;
 let base = '';
 
 async function start(args: string[]) {
-  const PORT = await freePort();
-  base = `http://127.0.0.1:${PORT}`;
   dir = mkdtempSync(join(tmpdir(), 'llmgw-console-'));
   const bin = join(dir, 'llmgw-console');
   copyFileSync(BIN, bin);
-  child = spawn(bin, ['--listen', `127.0.0.1:${PORT}`, ...args], { cwd: dir, stdio: 'ignore', mode: 0o755 } as any);
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the copied binary did not start');
+  base = (await serveOwn(args, { bin, cwd: dir, defaultDataDir: true })).url;
 }
 
 test.afterEach(() => {
-  child?.kill();
-  child = undefined;
+  stopOwn();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

@@ -1,4 +1,4 @@
-import { expect, freePort, withJs, recordHeartbeats, startOwn as start, stopOwn, test, waitFor, waitForHeartbeats, waitForIslands } from './support';
+import { expect, recordHeartbeats, serveOwn, startOwn as start, stopOwn, test, waitForHeartbeats, waitForIslands, withJs } from './support';
 
 // Its own simulator and console, so that stopping the simulator disturbs
 // no other test.
@@ -6,12 +6,8 @@ test.afterEach(stopOwn);
 
 /** A simulator and a console of its own, refreshing every second. */
 async function ownConsole() {
-  const SIM = await freePort();
-  const CONSOLE = await freePort();
-  const simulator = start(['simulate', '--listen', `127.0.0.1:${SIM}`]);
-  start(['--admin-api', `127.0.0.1:${SIM}`, '--listen', `127.0.0.1:${CONSOLE}`, '--refresh-seconds', '1']);
-  await waitFor(`http://127.0.0.1:${SIM}/api/v1/nodes`);
-  await waitFor(`http://127.0.0.1:${CONSOLE}/healthz`);
+  const { port: SIM, child: simulator } = await serveOwn(['simulate']);
+  const { port: CONSOLE } = await serveOwn(['--admin-api', `127.0.0.1:${SIM}`, '--refresh-seconds', '1']);
   return { SIM, CONSOLE, simulator };
 }
 

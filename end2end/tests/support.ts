@@ -165,19 +165,6 @@ export function fileSize(bytes: number): string {
   return 'size unknown';
 }
 
-/** A port nothing listens on now, for a test that starts servers of its own. */
-export async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  return new Promise((done, fail) => {
-    const server = net.createServer();
-    server.on('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 // Servers a test starts for itself (a cluster of another size, a console it
 // stops), so that nothing it does disturbs another test; `stopOwn` after
 // each test ends them.
@@ -195,6 +182,10 @@ function ownDataDir(): string {
 export function startOwn(args: string[], env: Record<string, string> = {}): ChildProcess {
   const data = args[0] === 'simulate' || args.includes('--data-dir') ? [] : ['--data-dir', ownDataDir()];
   const child = spawn(BIN, [...args, ...data, '--log', 'warn'], { stdio: 'ignore', env: { ...process.env, ...env } });
+  return started(child);
+}
+
+function started(child: ChildProcess): ChildProcess {
   own.push(child);
   return child;
 }
@@ -202,6 +193,40 @@ export function startOwn(args: string[], env: Record<string, string> = {}): Chil
 export function stopOwn() {
   own.forEach((c) => c.kill());
   own = [];
+}
+
+/** Starts a server of the test's own on a port the system picks, and
+ * resolves to its address once it says it serves. A port chosen free
+ * beforehand can be taken by another test's server before this one binds
+ * it, and the test would then read that other server's cluster. */
+export async function serveOwn(
+  args: string[],
+  options: { env?: Record<string, string>; bin?: string; cwd?: string; defaultDataDir?: boolean } = {},
+): Promise<{ url: string; port: number; child: ChildProcess }> {
+  const own = args[0] === 'simulate' || args.includes('--data-dir') || options.defaultDataDir;
+  const data = own ? [] : ['--data-dir', ownDataDir()];
+  const child = spawn(
+    options.bin ?? BIN,
+    [...args, '--listen', '127.0.0.1:0', ...data, '--log', 'warn,llmgw_console::startup=info'],
+    { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } },
+  );
+  started(child);
+  const url = await new Promise<string>((found, fail) => {
+    let seen = '';
+    const read = (chunk: Buffer) => {
+      // Colours off, so that the address reads as it is printed.
+      seen = (seen + chunk.toString()).replace(/\x1b\[[0-9;]*m/g, '').slice(-4096);
+      const serving = /is serving[^\n]*?(http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
+      if (serving) found(serving[1]);
+    };
+    // Read to the end, found or not: a full pipe would stop the server.
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
+    child.on('exit', (code) => fail(new Error(`${args.join(' ')} exited (${code}) before serving:\n${seen}`)));
+    setTimeout(() => fail(new Error(`${args.join(' ')} did not say where it serves:\n${seen}`)), 30_000);
+  });
+  await waitFor(args[0] === 'simulate' ? `${url}/api/v1/nodes` : `${url}/healthz`);
+  return { url, port: Number(new URL(url).port), child };
 }
 
 /** Waits until `url` answers 200, for a server a test started. */

@@ -1,4 +1,4 @@
-import { BASE, expect, freePort, withJs, recordHeartbeats, startOwn as start, stopOwn, test, waitFor, waitForHeartbeats, waitForIslands } from './support';
+import { BASE, expect, recordHeartbeats, serveOwn, startOwn as start, stopOwn, test, waitFor, waitForHeartbeats, waitForIslands, withJs } from './support';
 import type { Page } from '@playwright/test';
 
 // Tests that stop servers start their own simulator and console, so that
@@ -6,14 +6,12 @@ import type { Page } from '@playwright/test';
 test.afterEach(stopOwn);
 
 async function ownCluster(build?: string) {
-  const sim = await freePort();
-  const port = await freePort();
-  const consoleArgs = ['--admin-api', `127.0.0.1:${sim}`, '--listen', `127.0.0.1:${port}`, '--refresh-seconds', '1'];
+  const { port: sim, child: simulator } = await serveOwn(['simulate']);
+  const consoleArgs = ['--admin-api', `127.0.0.1:${sim}`, '--refresh-seconds', '1'];
   const env = build ? { LLMGW_CONSOLE_BUILD: build } : {};
-  const simulator = start(['simulate', '--listen', `127.0.0.1:${sim}`]);
-  const console = start(consoleArgs, env);
-  await waitFor(`http://127.0.0.1:${sim}/api/v1/nodes`);
-  await waitFor(`http://127.0.0.1:${port}/healthz`);
+  const { port, child: console } = await serveOwn(consoleArgs, { env });
+  // A restart takes the address again, which its predecessor has let go.
+  consoleArgs.push('--listen', `127.0.0.1:${port}`);
   return {
     url: `http://127.0.0.1:${port}`,
     simulator,
