@@ -2,13 +2,12 @@
 //! rejections of an explanation group, what the cluster looks like at a
 //! glance. The terminal leaves these joins to the operator's head.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::admin_api::types::{ModelView, NodeState, NodeView, OrphanView, Rejection, ReplicaView};
+use crate::admin_api::types::{ModelView, NodeView, Rejection, ReplicaView};
 use crate::dated::{Dated, DatedModel, DatedReplica};
-use crate::format::ModelStatus;
 
 /// One rejection that names a node, with the model it was about.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -233,30 +232,6 @@ pub fn group_by_node(rejections: &[Rejection]) -> Vec<NodeGroup> {
     groups
 }
 
-/// The cluster at a glance.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Overview {
-    pub nodes: usize,
-    pub nodes_by_state: BTreeMap<NodeState, usize>,
-    pub gpu_free: i64,
-    pub gpu_total: i64,
-    pub unhealthy_gpus: usize,
-    pub nodes_with_unhealthy: usize,
-    pub models: usize,
-    pub models_by_status: BTreeMap<ModelStatus, usize>,
-    /// Models wanted with no replica ready.
-    #[serde(default)]
-    pub models_down: usize,
-    /// Models that serve, with fewer replicas ready than wanted.
-    #[serde(default)]
-    pub models_below_wanted: usize,
-    pub replicas: usize,
-    pub replicas_with_errors: usize,
-    pub orphan_nodes: usize,
-    pub orphan_files: usize,
-    pub reclaimable_bytes: i64,
-}
-
 /// Whether a replica or any of its shards reports an error.
 pub fn has_error(r: &ReplicaView) -> bool {
     !r.err.is_empty() || r.shards.iter().any(|s| !s.err.is_empty())
@@ -301,41 +276,10 @@ pub fn mark_failing(models: &mut [DatedModel], replicas: &[ReplicaView]) {
     }
 }
 
-pub fn overview(
-    nodes: &[NodeView],
-    models: &[ModelView],
-    replicas: &[ReplicaView],
-    orphans: &[OrphanView],
-) -> Overview {
-    let mut o = Overview {
-        nodes: nodes.len(),
-        models: models.len(),
-        replicas: replicas.len(),
-        ..Default::default()
-    };
-    for n in nodes {
-        *o.nodes_by_state.entry(n.state.clone()).or_default() += 1;
-        o.gpu_free += n.gpu_free;
-        o.gpu_total += n.gpu_total;
-        o.unhealthy_gpus += n.unhealthy.len();
-        o.nodes_with_unhealthy += usize::from(!n.unhealthy.is_empty());
-    }
-    for m in models {
-        *o.models_by_status.entry(ModelStatus::of(m)).or_default() += 1;
-        o.models_down += usize::from(ModelStatus::down(m));
-        o.models_below_wanted += usize::from(ModelStatus::below_wanted(m));
-    }
-    o.replicas_with_errors = replicas.iter().filter(|r| has_error(r)).count();
-    o.orphan_nodes = orphans.iter().filter(|w| !w.paths.is_empty()).count();
-    o.orphan_files = orphans.iter().map(|w| w.paths.len()).sum();
-    o.reclaimable_bytes = orphans.iter().map(|w| w.bytes.max(0)).sum();
-    o
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::admin_api::types::Shard;
+    use crate::admin_api::types::{NodeState, Shard};
 
     fn replica(id: &str, model: &str, state: &str, nodes: &[&str]) -> ReplicaView {
         ReplicaView {
@@ -493,39 +437,5 @@ mod tests {
         let labels: Vec<&str> = g.iter().map(|x| x.label.as_str()).collect();
         assert_eq!(labels, ["n1", "pool a", "profile p"]);
         assert_eq!(g[0].rejections.len(), 2);
-    }
-
-    #[test]
-    fn the_overview_counts_what_each_list_says() {
-        let nodes = vec![
-            NodeView {
-                state: NodeState::Ready,
-                gpu_free: 2,
-                gpu_total: 8,
-                unhealthy: vec!["GPU 1: x".into()],
-                ..Default::default()
-            },
-            NodeView {
-                state: NodeState::Cordoned,
-                gpu_free: 8,
-                gpu_total: 8,
-                ..Default::default()
-            },
-        ];
-        let models = vec![model("a", 1, 1), model("b", 0, 0)];
-        let mut broken = replica("r1", "a", "ready", &["x"]);
-        broken.shards[0].err = "oom".into();
-        let orphans = vec![OrphanView {
-            node: "x".into(),
-            paths: vec!["p1".into(), "p2".into()],
-            bytes: 10,
-        }];
-        let o = overview(&nodes, &models, &[broken], &orphans);
-        assert_eq!((o.gpu_free, o.gpu_total), (10, 16));
-        assert_eq!(o.nodes_by_state[&NodeState::Cordoned], 1);
-        assert_eq!(o.unhealthy_gpus, 1);
-        assert_eq!(o.models_by_status[&ModelStatus::Stopped], 1);
-        assert_eq!(o.replicas_with_errors, 1);
-        assert_eq!((o.orphan_files, o.reclaimable_bytes), (2, 10));
     }
 }

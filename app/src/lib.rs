@@ -18,6 +18,7 @@ pub mod estimate;
 pub mod event_lines;
 pub mod events_query;
 pub mod fast_hash;
+pub mod figures;
 pub mod fixes;
 pub mod format;
 pub mod gpu_strip;

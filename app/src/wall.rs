@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::admin_api::types::{
     ExplainView, ModelView, NodeView, OrphanView, Rejection, ReplicaView,
 };
+use crate::figures::{NodeTotals, OrphanTotals, disk_nearly_full};
 use crate::fixes::is_silent;
 use crate::format::{self, ModelStatus};
 use crate::joins::{group_by_reason, has_error};
@@ -17,8 +18,6 @@ use crate::reasons::{self, Concern, Vocabulary};
 
 /// A replica still starting after this long is worth a look.
 pub const STARTING_TOO_LONG_SEC: i64 = 15 * 60;
-/// A node with less free disk than this share of its total is in trouble.
-const DISK_NEARLY_FULL: f64 = 0.02;
 
 /// The panels a wall can show, in their order on the screen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -167,7 +166,7 @@ pub struct WallView {
     pub build: String,
     pub nodes: usize,
     /// Each state with its count, in the order ready, cordoned, draining,
-    /// then others; "-" for nodes that report none.
+    /// other words, then "-" for nodes that report none.
     pub nodes_by_state: Vec<(String, usize)>,
     /// Nodes whose agent has gone silent.
     pub unreported: usize,
@@ -184,48 +183,6 @@ pub struct WallView {
     /// first, a few.
     #[serde(default)]
     pub recent: Vec<llmgw_journal::record::JournalEvent>,
-}
-
-/// The nodes counted: what the wall, the overview of several clusters and
-/// `/metrics` say of them, in one pass that a caller may share.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct NodeTotals {
-    /// Each state with its count, in the order first seen; "-" for nodes
-    /// that report none.
-    pub by_state: Vec<(String, usize)>,
-    /// Nodes whose agent has gone silent.
-    pub unreported: usize,
-    pub gpu_free: i64,
-    pub gpu_total: i64,
-    pub unhealthy_gpus: usize,
-    pub disk_nearly_full: usize,
-}
-
-impl NodeTotals {
-    pub fn add(&mut self, n: &NodeView) {
-        let state = format::or_dash(n.state.as_str());
-        match self.by_state.iter_mut().find(|(s, _)| *s == state) {
-            Some((_, c)) => *c += 1,
-            None => self.by_state.push((state, 1)),
-        }
-        self.gpu_free += n.gpu_free;
-        self.gpu_total += n.gpu_total;
-        self.unhealthy_gpus += n.unhealthy.len();
-        self.unreported += usize::from(is_silent(n));
-        self.disk_nearly_full += usize::from(disk_nearly_full(n));
-    }
-}
-
-/// What collecting every orphaned weight would free; a size not known
-/// counts as none.
-pub fn reclaimable_bytes(orphans: &[OrphanView]) -> i64 {
-    orphans.iter().map(|o| o.bytes.max(0)).sum()
-}
-
-/// Whether `node`'s model disk is nearly full; a total not known is not.
-pub fn disk_nearly_full(node: &NodeView) -> bool {
-    node.disk_total_gb > 0
-        && (node.disk_free_gb as f64) < node.disk_total_gb as f64 * DISK_NEARLY_FULL
 }
 
 /// Which reasons lead a headline: what an operator set first, then the
@@ -293,12 +250,6 @@ pub fn wall_view(
         nodes: nodes.len(),
         ..WallView::default()
     };
-    let order = |s: &str| match s {
-        "ready" => 0,
-        "cordoned" => 1,
-        "draining" => 2,
-        _ => 3,
-    };
     // Replicas with errors per node they have a shard on, once, rather
     // than every replica scanned for every node.
     let mut failing_on: HashMap<&str, usize> = HashMap::new();
@@ -348,12 +299,15 @@ pub fn wall_view(
             });
         }
     }
-    v.nodes_by_state = totals.by_state;
+    v.nodes_by_state = totals
+        .by_state
+        .iter()
+        .map(|(state, n)| (format::or_dash(state.as_str()), *n))
+        .collect();
     v.gpu_free = totals.gpu_free;
     v.gpu_total = totals.gpu_total;
     v.unhealthy_gpus = totals.unhealthy_gpus;
     v.unreported = totals.unreported;
-    v.nodes_by_state.sort_by_key(|(s, _)| (order(s), s.clone()));
     // The oldest replica not ready of each model, in one pass over the
     // replicas rather than one per model: 4,000 models times their
     // replicas was most of the wall's cost at 20,000 nodes.
@@ -416,8 +370,9 @@ pub fn wall_view(
         };
         v.not_serving.extend(entry);
     }
-    v.orphan_nodes = orphans.iter().filter(|o| !o.paths.is_empty()).count();
-    v.reclaimable_bytes = reclaimable_bytes(orphans);
+    let orphans = OrphanTotals::of(orphans);
+    v.orphan_nodes = orphans.nodes;
+    v.reclaimable_bytes = orphans.reclaimable_bytes;
     v
 }
 

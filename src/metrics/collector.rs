@@ -18,7 +18,7 @@ use prometheus_client::metrics::MetricType;
 use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 
-use super::figures::{ClusterFigures, Labelled, state_label};
+use super::figures::{ClusterScrape, Labelled, state_label};
 use crate::connections::PeerStreams;
 use crate::turns::{Kind, Turns};
 
@@ -95,10 +95,10 @@ type TwoLabels<'a> = [(&'static str, &'a str); 2];
 /// One gauge per cluster whose figures have it.
 fn per_cluster<N: EncodeGaugeValue>(
     encoder: &mut DescriptorEncoder,
-    figures: &[(String, ClusterFigures)],
+    figures: &[(String, ClusterScrape)],
     name: &str,
     help: &str,
-    value: impl Fn(&ClusterFigures) -> Option<N>,
+    value: impl Fn(&ClusterScrape) -> Option<N>,
 ) -> Result<(), Error> {
     gauges(
         encoder,
@@ -114,10 +114,10 @@ fn per_cluster<N: EncodeGaugeValue>(
 /// (nodes by state, models by status, each model's seconds).
 fn per_cluster_by<N: EncodeGaugeValue + Copy>(
     encoder: &mut DescriptorEncoder,
-    figures: &[(String, ClusterFigures)],
+    figures: &[(String, ClusterScrape)],
     (name, help): (&str, &str),
     label: &'static str,
-    values: impl Fn(&ClusterFigures) -> Option<&Labelled<N>>,
+    values: impl Fn(&ClusterScrape) -> Option<&Labelled<N>>,
 ) -> Result<(), Error> {
     let samples = figures.iter().flat_map(|(id, f)| {
         values(f)
@@ -134,10 +134,10 @@ impl Collector for ConsoleCollector {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), Error> {
         let e = &mut encoder;
         let now = SystemTime::now();
-        let figures: Vec<(String, ClusterFigures)> = self
+        let figures: Vec<(String, ClusterScrape)> = self
             .clusters
             .iter()
-            .map(|c| (c.tag.id.clone(), ClusterFigures::of(&c.snapshots, now)))
+            .map(|c| (c.tag.id.clone(), ClusterScrape::of(&c.snapshots, now)))
             .collect();
 
         // The console's own.
@@ -371,7 +371,7 @@ impl ConsoleCollector {
                     let labels = [
                         ("cluster", id.clone()),
                         ("node", n.id.clone()),
-                        ("state", state_label(n)),
+                        ("state", state_label(&n.state)),
                     ];
                     (labels, 1_i64)
                 })

@@ -1,16 +1,13 @@
-//! One cluster's figures for `/metrics`, worked out from the lists as the
-//! console last read them: the same words and thresholds as the pages (a
-//! node not reporting, a disk nearly full, a model not serving), counted
-//! rather than listed. Nothing here asks the admin API.
+//! One cluster's figures for `/metrics`, from the lists as the console last
+//! read them: the counts are the pages' own (`app::figures`), here given
+//! the labels and zeros a query expects. Nothing here asks the admin API.
 
 use std::time::{Duration, SystemTime};
 
-use app::admin_api::types::{ModelView, NodeView, ReplicaView};
-use app::format::DASH;
+use app::admin_api::types::{ModelView, NodeState, NodeView, ReplicaView};
+use app::figures::{ModelTotals, NodeTotals, OrphanTotals, ReplicaTotals};
 use app::format::ModelStatus;
-use app::joins::has_error;
 use app::server::snapshots::{Known, KnownLists, Snapshots};
-use app::wall::{NodeTotals, reclaimable_bytes};
 
 /// A figure's value with the labels that tell it from its siblings.
 pub type Labelled<T> = Vec<(String, T)>;
@@ -41,9 +38,10 @@ pub struct ReplicaFigures {
     pub failing: u64,
 }
 
-/// Each list's figures, when its last read answered.
+/// One cluster as a scrape exports it: each list's figures, when its last
+/// read answered, and how old each read is.
 #[derive(Debug, Default)]
-pub struct ClusterFigures {
+pub struct ClusterScrape {
     pub nodes: Option<NodeFigures>,
     pub models: Option<ModelFigures>,
     pub replicas: Option<ReplicaFigures>,
@@ -57,30 +55,19 @@ pub struct ClusterFigures {
 }
 
 /// The state's word as a label: the page's dash is no label value.
-pub fn state_label(node: &NodeView) -> String {
-    match node.state.as_str() {
-        "" => "unknown".into(),
-        word => word.to_string(),
+pub fn state_label(state: &NodeState) -> String {
+    match state {
+        NodeState::NotReported => "unknown".into(),
+        state => state.as_str().to_string(),
     }
 }
 
 fn node_figures(nodes: &[NodeView]) -> NodeFigures {
-    let mut totals = NodeTotals::default();
-    for n in nodes {
-        totals.add(n);
-    }
+    let totals = NodeTotals::of(nodes);
     let mut by_state: Labelled<u64> = totals
         .by_state
         .into_iter()
-        .map(|(state, n)| {
-            // The page's dash is no label value.
-            let state = if state == DASH {
-                "unknown".into()
-            } else {
-                state
-            };
-            (state, n as u64)
-        })
+        .map(|(state, n)| (state_label(&state), n as u64))
         .collect();
     // The usual three always, so that a query for cordoned nodes finds a
     // zero rather than nothing.
@@ -101,18 +88,15 @@ fn node_figures(nodes: &[NodeView]) -> NodeFigures {
 }
 
 fn model_figures(models: &[ModelView], snapshots: &Snapshots, now: SystemTime) -> ModelFigures {
+    let totals = ModelTotals::of(models);
     let mut f = ModelFigures {
         by_status: ModelStatus::ALL
             .iter()
-            .map(|s| (s.slug().replace('-', "_"), 0))
+            .map(|s| (s.slug().replace('-', "_"), totals.with_status(*s) as u64))
             .collect(),
         not_serving_seconds: Vec::with_capacity(models.len()),
     };
     for m in models {
-        let status = ModelStatus::of(m);
-        if let Some(i) = ModelStatus::ALL.iter().position(|s| *s == status) {
-            f.by_status[i].1 += 1;
-        }
         let seconds = if ModelStatus::not_serving(m) {
             snapshots
                 .not_serving_since(&m.name)
@@ -127,9 +111,10 @@ fn model_figures(models: &[ModelView], snapshots: &Snapshots, now: SystemTime) -
 }
 
 fn replica_figures(replicas: &[ReplicaView]) -> ReplicaFigures {
+    let totals = ReplicaTotals::of(replicas);
     ReplicaFigures {
-        replicas: replicas.len() as u64,
-        failing: replicas.iter().filter(|r| has_error(r)).count() as u64,
+        replicas: totals.replicas as u64,
+        failing: totals.with_errors as u64,
     }
 }
 
@@ -141,7 +126,7 @@ fn answered<T, F>(known: &Known<Vec<T>>, figures: impl FnOnce(&[T]) -> F) -> Opt
         .map(|list| figures(list))
 }
 
-impl ClusterFigures {
+impl ClusterScrape {
     pub fn of(snapshots: &Snapshots, now: SystemTime) -> Self {
         let KnownLists {
             nodes,
@@ -169,7 +154,7 @@ impl ClusterFigures {
             nodes: answered(&nodes, node_figures),
             models: answered(&models, |m| model_figures(m, snapshots, now)),
             replicas: answered(&replicas, replica_figures),
-            reclaimable_bytes: answered(&orphans, reclaimable_bytes),
+            reclaimable_bytes: answered(&orphans, |o| OrphanTotals::of(o).reclaimable_bytes),
             ages: read.iter().map(|(list, (_, age))| (*list, *age)).collect(),
             up: (!read.is_empty()).then(|| {
                 read.iter()

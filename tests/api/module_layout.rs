@@ -459,6 +459,7 @@ const LAYERS: &[&[&str]] = &[
     // What the console works out of llmgw's lists.
     &["joins"],
     &["fixes"],
+    &["figures"],
     &["wall"],
     &["heartbeat"],
     &["ui_settings"],

@@ -70,9 +70,12 @@ async fn the_overview_sends_its_figures_and_nodes_not_every_list() {
         answer["nodes"]["rows"].as_array().map(Vec::len),
         Some(lists.nodes.len())
     );
-    assert_eq!(answer["figures"]["replicas"], lists.replicas.len());
     assert_eq!(
-        answer["figures"]["orphan_files"],
+        answer["figures"]["replicas"]["replicas"],
+        lists.replicas.len()
+    );
+    assert_eq!(
+        answer["figures"]["orphans"]["files"],
         lists.orphans.iter().map(|o| o.paths.len()).sum::<usize>()
     );
 }

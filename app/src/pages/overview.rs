@@ -42,45 +42,50 @@ fn last_hour() -> AnyView {
 }
 
 fn render_overview(report: OverviewReport, query: Memo<TableQuery>) -> impl IntoView {
-    let OverviewReport { figures: o, nodes } = report;
+    let OverviewReport { figures, nodes } = report;
+    let (n, m, r, o) = (
+        figures.nodes,
+        figures.models,
+        figures.replicas,
+        figures.orphans,
+    );
     view! {
         <div class="cards">
             <section class="card">
-                <h2><a href=urls::scoped("/nodes")>{format::count(o.nodes, "node", "nodes")}</a></h2>
+                <h2><a href=urls::scoped("/nodes")>{format::count(n.nodes, "node", "nodes")}</a></h2>
                 <ul>
-                    {o.nodes_by_state
+                    {n.by_state
                         .iter()
-                        .map(|(state, n)| {
+                        .map(|(state, count)| {
                             let label = match state {
                                 NodeState::NotReported => "with no state reported",
                                 known => known.as_str(),
                             };
                             view! {
-                                <li><a href=urls::nodes_in_state(state)>{format!("{n} {label}")}</a></li>
+                                <li><a href=urls::nodes_in_state(state)>{format!("{count} {label}")}</a></li>
                             }
                         })
                         .collect_view()}
                 </ul>
             </section>
             <section class="card">
-                <h2><a href=urls::scoped("/nodes?sort=gpus&desc=1")>{format!("{} of {} GPUs free", o.gpu_free, o.gpu_total)}</a></h2>
+                <h2><a href=urls::scoped("/nodes?sort=gpus&desc=1")>{format!("{} of {} GPUs free", n.gpu_free, n.gpu_total)}</a></h2>
                 <p>
-                    <a href=urls::scoped("/nodes?unhealthy=1") class:warn={o.unhealthy_gpus > 0}>
-                        {format!("{} unhealthy, on {}", o.unhealthy_gpus, format::count(o.nodes_with_unhealthy, "node", "nodes"))}
+                    <a href=urls::scoped("/nodes?unhealthy=1") class:warn={n.unhealthy_gpus > 0}>
+                        {format!("{} unhealthy, on {}", n.unhealthy_gpus, format::count(n.with_unhealthy, "node", "nodes"))}
                     </a>
                 </p>
             </section>
             <section class="card">
-                <h2><a href=urls::scoped("/models")>{format::count(o.models, "model", "models")}</a></h2>
+                <h2><a href=urls::scoped("/models")>{format::count(m.models, "model", "models")}</a></h2>
                 <ul>
                     {ModelStatus::ALL
                         .into_iter()
                         .map(|s| {
-                            let n = o.models_by_status.get(&s).copied().unwrap_or(0);
                             view! {
                                 <li>
                                     <a href=urls::models_with_status(s)>
-                                        {n} " " <StatusBadge status=s />
+                                        {m.with_status(s)} " " <StatusBadge status=s />
                                     </a>
                                 </li>
                             }
@@ -88,16 +93,16 @@ fn render_overview(report: OverviewReport, query: Memo<TableQuery>) -> impl Into
                         .collect_view()}
                 </ul>
                 <p class="serving">
-                    <span class:bad={o.models_down > 0}>{format!("{} not serving", o.models_down)}</span>
+                    <span class:bad={m.down > 0}>{format!("{} not serving", m.down)}</span>
                     " · "
-                    <span class:warn={o.models_below_wanted > 0}>{format!("{} below wanted", o.models_below_wanted)}</span>
+                    <span class:warn={m.below_wanted > 0}>{format!("{} below wanted", m.below_wanted)}</span>
                 </p>
             </section>
             <section class="card">
-                <h2><a href=urls::scoped("/replicas")>{format::count(o.replicas, "replica", "replicas")}</a></h2>
+                <h2><a href=urls::scoped("/replicas")>{format::count(r.replicas, "replica", "replicas")}</a></h2>
                 <p>
-                    <a href=urls::scoped("/replicas?errors=1") class:warn={o.replicas_with_errors > 0}>
-                        {format!("{} with errors", o.replicas_with_errors)}
+                    <a href=urls::scoped("/replicas?errors=1") class:warn={r.with_errors > 0}>
+                        {format!("{} with errors", r.with_errors)}
                     </a>
                 </p>
             </section>
@@ -105,7 +110,7 @@ fn render_overview(report: OverviewReport, query: Memo<TableQuery>) -> impl Into
                 <h2><a href=urls::scoped("/weights")>{format!("{} reclaimable", file_size(o.reclaimable_bytes))}</a></h2>
                 <p>
                     <a href=urls::scoped("/weights")>
-                        {format!("{} on {}", format::count(o.orphan_files, "orphaned file", "orphaned files"), format::count(o.orphan_nodes, "node", "nodes"))}
+                        {format!("{} on {}", format::count(o.files, "orphaned file", "orphaned files"), format::count(o.nodes, "node", "nodes"))}
                     </a>
                 </p>
             </section>

@@ -12,6 +12,7 @@ pub mod confirmations;
 pub mod context;
 pub mod csp;
 pub mod exports;
+pub mod figures_memo;
 pub mod history;
 pub mod input;
 pub mod interned;

@@ -18,8 +18,10 @@ use std::time::{Duration, Instant};
 use tokio::sync::{Notify, watch};
 
 use super::page_reads::{PAGE_WAIT, PageReads};
+use crate::figures::ClusterFigures;
 use crate::staleness::Staleness;
 
+use super::figures_memo::FiguresMemo;
 use super::not_serving::NotServingSince;
 use super::rejection_gathering::{EXPLANATION_MAX_AGE, Plan, RejectionGathering};
 use super::rejection_index::{Gathering, RejectionIndex};
@@ -485,6 +487,7 @@ pub struct Snapshots {
     moves: Arc<AtomicU64>,
     /// Since when each model has not been serving, from the catalog's reads.
     not_serving: Arc<NotServingSince>,
+    figures: FiguresMemo,
     /// Woken by a change made through the console.
     changes: Notify,
 }
@@ -518,6 +521,7 @@ impl Snapshots {
             rejections: RejectionGathering::default(),
             moves,
             not_serving: Arc::default(),
+            figures: FiguresMemo::default(),
             changes: Notify::new(),
         }
     }
@@ -577,6 +581,18 @@ impl Snapshots {
                 Ok(catalog)
             })
             .await
+    }
+
+    /// The cluster's figures and the nodes they count, from the four lists
+    /// as every page reads them; counted once for each set of lists.
+    pub async fn figures(
+        &self,
+    ) -> Result<(Arc<ClusterFigures>, Arc<Vec<NodeView>>), AdminApiError> {
+        let (nodes, models, replicas, orphans) =
+            tokio::join!(self.nodes(), self.models(), self.replicas(), self.orphans());
+        let nodes = nodes?;
+        let figures = self.figures.of(&nodes, &models?, &replicas?, &orphans?);
+        Ok((figures, nodes))
     }
 
     /// When `model` was first seen not serving, if it is not serving now.

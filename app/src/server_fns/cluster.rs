@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dated::{DatedModel, DatedNode, DatedReplica};
 use crate::error::ConsoleError;
-use crate::joins::Overview;
+use crate::figures::ClusterFigures;
 use crate::table::TablePage;
 
 /// The overview: its figures, added up on the server from all four lists,
@@ -14,7 +14,7 @@ use crate::table::TablePage;
 /// thousands of replicas they would be most of every refresh's bytes.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OverviewReport {
-    pub figures: Overview,
+    pub figures: ClusterFigures,
     pub nodes: TablePage<DatedNode>,
 }
 
@@ -48,7 +48,6 @@ pub async fn cluster_overview(
 #[cfg(feature = "ssr")]
 mod ssr {
     use super::*;
-    use crate::joins::overview;
     use crate::server::ConsoleContext;
     use crate::table::TableQuery;
 
@@ -74,18 +73,11 @@ mod ssr {
 
     pub async fn cluster_overview(query: String) -> Result<OverviewReport, ConsoleError> {
         let cx = ConsoleContext::current()?;
-        let lists = &cx.cluster.snapshots;
-        let (nodes, models, replicas, orphans) = tokio::join!(
-            lists.nodes(),
-            lists.models(),
-            lists.replicas(),
-            lists.orphans(),
-        );
-        let (nodes, models, replicas, orphans) = (nodes?, models?, replicas?, orphans?);
+        let (figures, nodes) = cx.cluster.snapshots.figures().await?;
         let mut page = TableQuery::parse(&query).page_of(&nodes);
         cx.journal.date_nodes(&cx.cluster.tag.id, &mut page.rows);
         Ok(OverviewReport {
-            figures: overview(&nodes, &models, &replicas, &orphans),
+            figures: figures.as_ref().clone(),
             nodes: page,
         })
     }

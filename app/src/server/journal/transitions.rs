@@ -8,9 +8,9 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::admin_api::types::{ModelView, NodeView, ReplicaView};
+use crate::figures::disk_nearly_full;
 use crate::fixes::is_silent;
 use crate::format::{DASH, ModelStatus};
-use crate::wall::disk_nearly_full;
 use llmgw_journal::event::{Event, Found};
 use llmgw_journal::record::{EventKind, JournalEvent, USUAL, storable};
 
