@@ -14,7 +14,7 @@
 //! request's owner still current on its thread, and with it its context.
 
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::staleness::Staleness;
 
@@ -24,8 +24,27 @@ use crate::staleness::Staleness;
 pub const PAGE_WAIT: Duration = Duration::from_secs(1);
 
 /// The request's notes; shared by all its reads.
-#[derive(Clone, Debug, Default)]
-pub struct PageReads(Arc<Mutex<Option<Staleness>>>);
+#[derive(Clone, Debug)]
+pub struct PageReads(Arc<Notes>);
+
+#[derive(Debug)]
+struct Notes {
+    stale: Mutex<Option<Staleness>>,
+    /// When the page stops waiting: [`PAGE_WAIT`] after it was asked for,
+    /// for all its reads together. A read that waits on another (an
+    /// explanation on the catalog it is checked against) would otherwise
+    /// wait twice.
+    until: Instant,
+}
+
+impl Default for PageReads {
+    fn default() -> Self {
+        Self(Arc::new(Notes {
+            stale: Mutex::default(),
+            until: Instant::now() + PAGE_WAIT,
+        }))
+    }
+}
 
 tokio::task_local! {
     static PAGE: PageReads;
@@ -53,10 +72,15 @@ impl PageReads {
         }
     }
 
+    /// When the page's reads stop waiting for the admin API.
+    pub fn until(&self) -> tokio::time::Instant {
+        self.0.until.into()
+    }
+
     /// One list was shown stale: the page says the worst of its lists,
     /// the oldest data and the longest failure.
     pub fn note(&self, stale: Staleness) {
-        let mut noted = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut noted = self.0.stale.lock().unwrap_or_else(PoisonError::into_inner);
         *noted = Some(match noted.take() {
             None => stale,
             Some(before) => Staleness {
@@ -69,6 +93,7 @@ impl PageReads {
 
     pub fn stale(&self) -> Option<Staleness> {
         self.0
+            .stale
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()

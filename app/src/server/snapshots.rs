@@ -267,9 +267,9 @@ impl<T: Send + Sync + 'static> Snapshot<T> {
                 Err(_) => None,
             }
         };
-        let answer = match page {
+        let answer = match &page {
             None => arrived.await.unwrap_or_else(|| Err(slow(began))),
-            Some(_) => match tokio::time::timeout(PAGE_WAIT, arrived).await {
+            Some(page) => match tokio::time::timeout_at(page.until(), arrived).await {
                 Ok(Some(answer)) => answer,
                 Ok(None) | Err(_) => Err(slow(began)),
             },
@@ -668,11 +668,11 @@ impl Snapshots {
             Err(_) => {
                 let reader = reader();
                 let asked = self.api.explain_placement(&reader, model);
-                if PageReads::current().is_none() {
+                let Some(page) = PageReads::current() else {
                     return asked.await.map(Arc::new);
-                }
+                };
                 let began = Instant::now();
-                return match tokio::time::timeout(PAGE_WAIT, asked).await {
+                return match tokio::time::timeout_at(page.until(), asked).await {
                     Ok(answer) => answer.map(Arc::new),
                     Err(_) => Err(slow(began)),
                 };
