@@ -991,4 +991,28 @@ mod tests {
         assert_eq!(*again.expect("an answer"), 2, "the read landed meanwhile");
         assert_eq!(calls.load(Ordering::SeqCst), 1, "one read for both");
     }
+
+    #[tokio::test]
+    async fn a_page_waits_once_in_all_for_reads_made_one_after_another() {
+        let (first, second): (Snapshot<u8>, Snapshot<u8>) = Default::default();
+        for s in [&first, &second] {
+            let _ = s.read(Duration::ZERO, None, || async { Ok(1) }).await;
+        }
+        let hangs = || async {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            Ok(2)
+        };
+        let page = PageReads::default();
+        let began = Instant::now();
+        for s in [&first, &second] {
+            let shown = s.read(Duration::ZERO, Some(page.clone()), hangs).await;
+            assert_eq!(*shown.expect("the last good answer"), 1);
+        }
+        // Two waits of PAGE_WAIT each would be twice as long.
+        assert!(
+            began.elapsed() < PAGE_WAIT + PAGE_WAIT / 2,
+            "{:?}",
+            began.elapsed()
+        );
+    }
 }
